@@ -1,0 +1,197 @@
+"""Which groups of cards may be discarded together.
+
+Two independent paths on purpose: ``explain_discard`` judges any list of cards
+and says why it fails; ``hand_info`` enumerates every legal group of a hand
+(at most five cards) once and caches it by the hand's bit mask, which is what
+makes the turn loop fast. Tests check that the two agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import msgspec
+
+from .cards import BIT, NAMES, RANK, VALUE, Card, cards_of
+from .rules import STANDARD, Rules
+
+
+def explain_discard(cards: Sequence[int], rules: Rules = STANDARD) -> str | None:
+    """Why ``cards`` may not be discarded together, or None if they may."""
+    n = len(cards)
+    if n == 0:
+        return "a discard needs at least one card"
+    seen: set[int] = set()
+    for c in cards:
+        if c in seen:
+            return f"{NAMES[c]} is listed twice: each card exists once"
+        seen.add(c)
+    if n == 1:
+        return None
+    ranks = sorted(RANK[c] for c in cards)
+    suits = {c & 3 for c in cards}
+    distinct = len(set(ranks))
+    if distinct == 1:
+        if n in (2, 4):
+            return None
+        return "three of a kind is not a legal discard (sets are 2 or 4 cards of one rank)"
+    if n == 5 and len(suits) == 1:
+        return None  # a flush (and maybe a run too)
+    if distinct == n and _consecutive(ranks):
+        if n not in (3, 5):
+            return f"a run must be 3 or 5 cards, not {n}"
+        if rules.runs_same_suit and len(suits) > 1:
+            return "runs must be of one suit at this table"
+        return None
+    if distinct == n and {1, 2, 13} <= set(ranks):
+        return "a run does not wrap around from King through Ace to 2"
+    if n == 4 and len(suits) == 1:
+        return "four cards of one suit are no flush (a flush is 5)"
+    if distinct == 2 and n == 4 and ranks.count(ranks[0]) == 2:
+        return "two pairs of different ranks cannot be discarded together"
+    return (
+        f"{' '.join(NAMES[c] for c in cards)} is not a single card, a pair, four of a kind, "
+        "a run of 3 or 5, or a flush of 5"
+    )
+
+
+def _consecutive(ranks: list[int]) -> bool:
+    """Sorted distinct ranks in a row, Ace low or (after King) high."""
+    if ranks[-1] - ranks[0] == len(ranks) - 1:
+        return True
+    if ranks[0] == 1:
+        high = [*ranks[1:], 14]
+        return high[-1] - high[0] == len(high) - 1
+    return False
+
+
+def is_legal_discard(cards: Sequence[int], rules: Rules = STANDARD) -> bool:
+    return explain_discard(cards, rules) is None
+
+
+class HandInfo(msgspec.Struct, frozen=True, gc=False):
+    """Everything about one hand that does not depend on the rest of the table.
+
+    Cached by mask: there are 2.9 million hands of up to five cards, so the
+    cache is bounded. ``Card`` objects keep any tuple holding them tracked by the
+    garbage collector, so an entry holds just one such tuple (``cards``) and
+    groups are card masks; otherwise collection costs a third of a match.
+    """
+
+    mask: int
+    cards: tuple[Card, ...]
+    total: int
+    rank_mask: int
+    """Bit ``r`` set when the hand holds a card of rank ``r`` (1-13)."""
+    groups: tuple[int, ...]
+    """Every legal discard as a card mask, in ascending order."""
+    group_index: dict[int, int]
+    group_values: tuple[int, ...]
+
+    @property
+    def discards(self) -> tuple[tuple[Card, ...], ...]:
+        """Every legal discard as cards, in the order of ``groups``."""
+        return tuple([group_cards(g) for g in self.groups])
+
+
+def _new_hand(mask: int, same_suit: bool) -> HandInfo:
+    cards = cards_of(mask)
+    rank_mask = 0
+    for c in cards:
+        rank_mask |= 1 << RANK[c]
+    groups = sorted(_find_groups(cards, same_suit))
+    info = HandInfo(
+        mask,
+        cards,
+        sum([VALUE[c] for c in cards]),
+        rank_mask,
+        tuple(groups),
+        {g: i for i, g in enumerate(groups)},
+        tuple([sum([VALUE[c] for c in group_cards(g)]) for g in groups]),
+    )
+    cache = _HANDS[same_suit]
+    if len(cache) >= HAND_CACHE_SIZE:
+        cache.clear()
+    cache[mask] = info
+    return info
+
+
+HAND_CACHE_SIZE = 1 << 17
+_HANDS: tuple[dict[int, HandInfo], dict[int, HandInfo]] = ({}, {})
+
+
+def hand_info(mask: int, same_suit: bool = False) -> HandInfo:
+    """The cached facts of the hand with bit mask ``mask``."""
+    info = _HANDS[same_suit].get(mask)
+    return info if info is not None else _new_hand(mask, same_suit)
+
+
+_GROUP_CARDS: dict[int, tuple[Card, ...]] = {}
+_GROUP_NAMES: dict[int, tuple[str, ...]] = {}
+DISCARD_MASK: dict[tuple[Card, ...], int] = {}
+"""A legal group's cards in canonical order -> its mask: the fast path of a turn.
+
+Shared by all hands: there are only some 16,000 legal groups.
+"""
+
+
+def group_cards(mask: int) -> tuple[Card, ...]:
+    cards = _GROUP_CARDS.get(mask)
+    if cards is None:
+        cards = _GROUP_CARDS[mask] = cards_of(mask)
+        _GROUP_NAMES[mask] = tuple([NAMES[c] for c in cards])
+        DISCARD_MASK[cards] = mask
+    return cards
+
+
+def group_names(mask: int) -> tuple[str, ...]:
+    names = _GROUP_NAMES.get(mask)
+    if names is None:
+        group_cards(mask)
+        names = _GROUP_NAMES[mask]
+    return names
+
+
+def _find_groups(cards: tuple[Card, ...], same_suit: bool) -> list[int]:
+    groups = [BIT[c] for c in cards]
+    by_rank: dict[int, list[int]] = {}
+    for c in cards:
+        by_rank.setdefault(RANK[c], []).append(c)
+    for same in by_rank.values():
+        if len(same) >= 2:
+            groups.extend(BIT[a] | BIT[b] for a, b in combinations(same, 2))
+            if len(same) == 4:
+                groups.append(BIT[same[0]] | BIT[same[1]] | BIT[same[2]] | BIT[same[3]])
+    if len(by_rank) >= 3:
+        for low in range(1, 13):  # low, low+1, low+2; "14" is the Ace after a King
+            r1 = by_rank.get(low)
+            r2 = by_rank.get(low + 1)
+            r3 = by_rank.get(1 if low == 12 else low + 2)
+            if r1 and r2 and r3:
+                for a in r1:
+                    for b in r2:
+                        for z in r3:
+                            if not same_suit or (a & 3) == (b & 3) == (z & 3):
+                                groups.append(BIT[a] | BIT[b] | BIT[z])
+    if len(cards) == 5 and len(by_rank) == 5:
+        one_suit = len({c & 3 for c in cards}) == 1
+        ranks = sorted(by_rank)
+        if one_suit or (not same_suit and _consecutive(ranks)):
+            groups.append(sum(BIT[c] for c in cards))
+    return groups
+
+
+def legal_discards(hand: Sequence[int], rules: Rules = STANDARD) -> list[tuple[Card, ...]]:
+    """Every legal group in ``hand``, each once, in a stable order."""
+    mask = 0
+    for c in hand:
+        mask |= BIT[c]
+    if mask.bit_count() <= 5:
+        return list(hand_info(mask, rules.runs_same_suit).discards)
+    return [  # longer hands only come from callers outside a match
+        group
+        for n in (1, 2, 3, 4, 5)
+        for group in combinations(sorted(Card(c) for c in set(hand)), n)
+        if is_legal_discard(group, rules)
+    ]

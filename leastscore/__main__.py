@@ -1,0 +1,3 @@
+from leastscore.cli import main
+
+main()

@@ -1,0 +1,42 @@
+"""The ``leastscore`` command. Each subcommand lives with its package and loads lazily,
+so ``leastscore --help`` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from . import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module:attribute, one-line help shown by --help without importing it)
+    "rules": ("leastscore.rules_cmd:rules", "Print the rules of Least Score."),
+    "demo": ("leastscore.demo:demo", "Watch built-in bots play one match."),
+    "replay": ("leastscore.replay_cmd:replay", "Show a recorded match round by round."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target[0].partition(":")
+        command = getattr(importlib.import_module(module), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="leastscore")
+def main() -> None:
+    """Least Score: a low-count shedding card game for the terminal, bots and tournaments."""

@@ -1,0 +1,70 @@
+"""``leastscore replay``: a recorded match, round by round, every hand shown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from game import Event
+
+
+def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
+    """Print a full log: each round's deal, moves and reveal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from game import Declared, MatchStarted, RoundStarted
+    from game.narrate import describe
+
+    console = Console(highlight=False)
+    names: Sequence[str] = ()
+    for event in events:
+        if isinstance(event, MatchStarted):
+            names = event.seats
+        if isinstance(event, RoundStarted):
+            console.rule(f"Round {event.round}")
+            console.print(describe(event, names))
+            for seat, hand in enumerate(event.hands):
+                if hand is not None:
+                    console.print(f"  {names[seat]}: {' '.join(hand)}")
+            continue
+        console.print(describe(event, names))
+        if isinstance(event, Declared):
+            table = Table("player", "hand", "total", "round", "match", box=None)
+            for seat, hand in enumerate(event.hands):
+                if hand is None:
+                    continue
+                table.add_row(
+                    names[seat] + (" (declared)" if seat == event.seat else ""),
+                    " ".join(hand),
+                    str(event.totals[seat]),
+                    f"+{event.round_scores[seat]}",
+                    str(event.scores[seat]) + (" out" if seat in event.eliminated else ""),
+                )
+            console.print(table)
+
+
+@click.command()
+@click.argument("source")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Match database.")
+@click.option("--check", is_flag=True, help="Replay the moves through the engine and verify.")
+def replay(source: str, db: str | None, check: bool) -> None:
+    """Show a recorded match: SOURCE is a JSON Lines log file (or a match id with --db)."""
+    from game import read_log
+    from game import replay as rerun
+
+    path = Path(source)
+    if not path.exists():
+        raise click.ClickException(f"no match log at {source}")
+    try:
+        events = read_log(path)
+    except Exception as e:
+        raise click.ClickException(f"{source} is not a match log: {e}") from None
+    show_match(events)
+    if check:
+        same = rerun(events) == events
+        click.echo("replay check: identical" if same else "replay check: DIFFERENT")
+        if not same:
+            raise SystemExit(1)

@@ -1,0 +1,185 @@
+"""Properties over many random matches: conservation, scoring, standings, secrecy, replay."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bots import GreedyBot, RandomBot
+from game import (
+    Declared,
+    Match,
+    MatchEnded,
+    Played,
+    RoundStarted,
+    Rules,
+    read_log,
+    replay,
+    write_log,
+)
+from game.cards import FULL_DECK, NAMES, mask_of
+
+rules_st = st.builds(
+    Rules,
+    threshold=st.sampled_from([10, 25, 50]),
+    runs_same_suit=st.booleans(),
+    tie_loses=st.booleans(),
+    false_declare_penalty=st.integers(0, 30),
+    declare_limit=st.none() | st.integers(0, 12),
+    first_out_ends=st.booleans(),
+    max_turns=st.sampled_from([6, 60, 150]),
+    max_rounds=st.sampled_from([3, 20]),
+)
+
+matches = st.tuples(st.integers(2, 8), rules_st, st.integers(0, 2**32), st.booleans())
+
+fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def play(seats: int, rules: Rules, seed: int, greedy: bool, check=None) -> Match:
+    m = Match(seats, rules, seed)
+    m.start()
+    players = [(GreedyBot() if greedy and i % 2 else RandomBot(seed + i)) for i in range(seats)]
+    while not m.over:
+        seat = m.to_move
+        m.apply(seat, players[seat].choose(m.view(seat)))
+        if check:
+            check(m)
+    return m
+
+
+def conserved(m: Match) -> None:
+    masks = [*m.hands, mask_of(m.deck), mask_of(m.dead), mask_of(m.open)]
+    union = 0
+    for mask in masks:
+        assert not union & mask, "a card is in two places"
+        union |= mask
+    assert union == FULL_DECK, "a card went missing"
+    for seat, hand in enumerate(m.hands):
+        assert hand.bit_count() == m.sizes[seat]
+        assert (hand != 0) == m.active[seat] or m.over
+
+
+@fast
+@given(matches)
+def test_all_52_cards_accounted_for_after_every_move(args):
+    play(*args, check=conserved)
+
+
+@fast
+@given(matches)
+def test_every_declaration_leaves_someone_at_zero(args):
+    m = play(*args)
+    for event in m.log:
+        if isinstance(event, Declared):
+            scored = [r for r in event.round_scores if r is not None]
+            assert 0 in scored
+            assert sum(1 for r in scored if r > 0) >= 1 or all(r == 0 for r in scored)
+
+
+@fast
+@given(matches)
+def test_standings_follow_the_elimination_order(args):
+    seats, rules, seed, greedy = args
+    m = play(seats, rules, seed, greedy)
+    end = m.log[-1]
+    assert isinstance(end, MatchEnded)
+    out_round: dict[int, int] = {}
+    for event in m.log:
+        if isinstance(event, Declared):
+            for s in event.eliminated:
+                out_round[s] = m.log.index(event)
+    ranked = [st.seat for st in end.standings]
+    assert sorted(ranked) == list(range(seats))
+    places = [st.place for st in end.standings]
+    assert places == sorted(places) and places[0] == 1
+    if end.reason == "first_out":
+        scores = [st.score for st in end.standings]
+        assert scores == sorted(scores)
+        return
+    survivors = [s for s in ranked if s not in out_round]
+    assert ranked[: len(survivors)] == survivors or end.reason == "max_rounds"
+    if end.reason == "winner":
+        assert len(survivors) == 1
+    gone = [s for s in ranked if s in out_round]
+    assert [out_round[s] for s in gone] == sorted((out_round[s] for s in gone), reverse=True)
+
+
+def visible_ok(m: Match, seat: int) -> None:
+    """No card of another seat's hand in ``seat``'s view, unless it was seen in public."""
+    v = m.view(seat)
+    public = {str(c) for c in v.open}
+    for played in v.history:
+        assert played.drawn is None
+        public.update(played.discard)
+        if played.took:
+            public.add(played.took)
+    own = {str(c) for c in v.hand}
+    assert mask_of(v.hand) == m.hands[seat]
+    for other in range(m.seat_count):
+        if other == seat:
+            continue
+        theirs = {NAMES[c] for c in range(52) if m.hands[other] >> c & 1}
+        assert not (theirs & own)
+        shown = {str(c) for c in v.open} | {c for p in v.history for c in p.discard}
+        assert theirs & shown <= public
+
+
+@fast
+@given(matches)
+def test_no_view_or_event_copy_shows_another_hand(args):
+    seats, rules, seed, greedy = args
+
+    def check(m: Match) -> None:
+        for seat in range(seats):
+            if m.active[seat] and not m.over:
+                visible_ok(m, seat)
+
+    m = play(seats, rules, seed, greedy, check)
+    for event in m.log:
+        for seat in range(seats):
+            copy = event.seen_by(seat)
+            if isinstance(copy, RoundStarted):
+                assert copy.deck is None
+                assert all(h is None for i, h in enumerate(copy.hands) if i != seat)
+            if isinstance(copy, Played) and copy.seat != seat:
+                assert copy.drawn is None
+        spectator = event.seen_by(None)
+        if isinstance(spectator, RoundStarted):
+            assert all(h is None for h in spectator.hands)
+
+
+@fast
+@given(matches)
+def test_same_seed_same_moves_same_log_and_logs_replay(args):
+    first = play(*args)
+    second = play(*args)
+    assert first.log == second.log
+    buf = io.BytesIO()
+    write_log(first.log, buf)
+    path_events = [e for e in first.log]
+    assert replay(path_events) == first.log
+    buf.seek(0)
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
+        f.write(buf.getvalue())
+        f.flush()
+        loaded = read_log(f.name)
+    assert loaded == first.log
+    assert replay(loaded) == first.log
+
+
+def test_secure_shuffles_differ_and_still_replay():
+    m1, m2 = Match(4, Rules(threshold=25)), Match(4)
+    m1.start()
+    m2.start()
+    assert m1.log[1].deck != m2.log[1].deck  # type: ignore[attr-defined]
+    assert m1.seed is None
+    players = [GreedyBot() for _ in range(4)]
+    while not m1.over:
+        seat = m1.to_move
+        m1.apply(seat, players[seat].choose(m1.view(seat)))
+    assert replay(m1.log) == m1.log

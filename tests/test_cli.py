@@ -1,0 +1,54 @@
+"""The command line, run as a real subprocess like a user would."""
+
+import json
+import subprocess
+import sys
+
+from leastscore import __version__
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "leastscore", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_version_and_help():
+    out = run("--version")
+    assert out.returncode == 0 and __version__ in out.stdout
+    out = run("--help")
+    assert out.returncode == 0
+    for command in ("rules", "demo", "replay"):
+        assert command in out.stdout
+
+
+def test_rules_text():
+    out = run("rules", "--plain")
+    assert out.returncode == 0
+    for words in ("three of a kind", "flush", "20 plus the difference", "threshold"):
+        assert words in out.stdout
+
+
+def test_demo_writes_a_log_that_replays(tmp_path):
+    log = tmp_path / "match.jsonl"
+    out = run("demo", "--seed", "7", "--threshold", "25", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    assert "Match over" in out.stdout
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first["type"] == "match_start" and first["seed"] == 7
+    again = run("replay", str(log), "--check")
+    assert again.returncode == 0, again.stderr
+    assert "replay check: identical" in again.stdout
+
+
+def test_replay_of_a_missing_or_bad_file(tmp_path):
+    out = run("replay", str(tmp_path / "nope.jsonl"))
+    assert out.returncode != 0 and "no match log" in out.stderr
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    out = run("replay", str(bad))
+    assert out.returncode != 0 and "not a match log" in out.stderr
+    assert "Traceback" not in out.stderr
