@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import Bot
+from .counter import CounterBot
 from .greedy import GreedyBot
 from .random_bot import RandomBot
 
 BUILTIN: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "counter": CounterBot,
 }
 
 
@@ -23,4 +25,4 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BUILTIN", "Bot", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["BUILTIN", "Bot", "CounterBot", "GreedyBot", "RandomBot", "make_bot"]

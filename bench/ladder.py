@@ -1,0 +1,224 @@
+"""How strong the built-in bots are: each candidate against a table of opponents.
+
+    python -m bench.ladder [--matches 200] [--seats 4] [--candidate counter --opponent greedy]
+                           [--seed 0] [--workers 1] [--threshold 100]
+
+Duplicate deals: every deal seed is played once per seat, with the candidate in
+that seat and the opponent in all the others, so each seat and each deal
+counts the same for everyone. Every match gets freshly built bots, fed the
+events their seat sees, choosing from views the engine builds: no bot sees a
+hidden card. A win is finishing first; a first place shared by k players
+counts 1/k. Intervals are Wilson's 95 % (matches are counted as independent,
+which the duplicate format makes slightly conservative). Move times are wall
+clock per ``choose`` call. Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import platform
+import statistics
+import time
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import click
+
+from bots import Bot, make_bot
+from game import Match, Rules
+
+LADDER = (("counter", "greedy"), ("expert", "greedy"), ("expert", "counter"))
+"""The rungs played when no candidate is named: each bot against the one below."""
+
+
+@dataclass
+class Tally:
+    """Results of one candidate against one opponent."""
+
+    matches: int = 0
+    wins: float = 0.0
+    places: float = 0.0
+    times: dict[str, array[int]] = field(default_factory=dict)
+
+    def add(self, other: Tally) -> None:
+        self.matches += other.matches
+        self.wins += other.wins
+        self.places += other.places
+        for name, t in other.times.items():
+            self.times.setdefault(name, array("q")).extend(t)
+
+
+def play_match(
+    levels: Sequence[str], rules: Rules, seed: int, times: dict[str, array[int]]
+) -> Match:
+    """One match, bot ``levels[i]`` in seat i; appends each move's time (ns) by level."""
+    n = len(levels)
+    match = Match(n, rules, seed)
+    bots: list[Bot] = [make_bot(level, seed * 16 + i) for i, level in enumerate(levels)]
+    listeners = [i for i, bot in enumerate(bots) if type(bot).on_event is not Bot.on_event]
+    clocks = [times.setdefault(level, array("q")) for level in levels]
+    events = match.start()
+    clock = time.perf_counter_ns
+    while True:
+        for i in listeners:
+            for event in events:
+                bots[i].on_event(event.seen_by(i))
+        if match.over:
+            return match
+        seat = match.to_move
+        view = match.view(seat)
+        start = clock()
+        move = bots[seat].choose(view)
+        clocks[seat].append(clock() - start)
+        events = match.apply(seat, move)
+
+
+def play_deal(task: tuple[str, str, int, Rules, int]) -> Tally:
+    """One deal seed with the candidate in each seat in turn."""
+    candidate, opponent, seats, rules, seed = task
+    tally = Tally()
+    for seat in range(seats):
+        levels = [opponent] * seats
+        levels[seat] = candidate
+        match = play_match(levels, rules, seed, tally.times)
+        firsts = [s.seat for s in match.standings if s.place == 1]
+        mine = next(s.place for s in match.standings if s.seat == seat)
+        tally.matches += 1
+        tally.places += mine
+        if seat in firsts:
+            tally.wins += 1 / len(firsts)
+    return tally
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a proportion (fractional wins allowed)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    denominator = 1 + z * z / n
+    return ((centre - spread) / denominator, (centre + spread) / denominator)
+
+
+def run(
+    candidate: str,
+    opponent: str,
+    seats: int,
+    matches: int,
+    seed: int,
+    workers: int,
+    rules: Rules,
+    progress: bool = False,
+) -> Tally:
+    deals = max(1, math.ceil(matches / seats))
+    tasks = [(candidate, opponent, seats, rules, seed + d) for d in range(deals)]
+    total = Tally()
+    results: Iterator[Tally]
+    if workers > 1:
+        with multiprocessing.Pool(workers) as pool:
+            results = pool.imap_unordered(play_deal, tasks)
+            for i, t in enumerate(results):
+                total.add(t)
+                _tick(progress, i + 1, deals, total)
+    else:
+        for i, task in enumerate(tasks):
+            total.add(play_deal(task))
+            _tick(progress, i + 1, deals, total)
+    return total
+
+
+def _tick(progress: bool, done: int, deals: int, tally: Tally) -> None:
+    if progress and (done % max(1, deals // 20) == 0 or done == deals):
+        click.echo(
+            f"  ... {done}/{deals} deals, win rate {tally.wins / tally.matches:.3f}", err=True
+        )
+
+
+def move_times(times: array[int]) -> dict[str, float]:
+    ordered = sorted(times)
+    if not ordered:
+        return {"moves": 0, "median_us": 0.0, "p90_us": 0.0}
+    return {
+        "moves": len(ordered),
+        "median_us": round(statistics.median(ordered) / 1000, 1),
+        "p90_us": round(ordered[int(0.9 * (len(ordered) - 1))] / 1000, 1),
+    }
+
+
+def report(candidate: str, opponent: str, seats: int, tally: Tally) -> dict[str, object]:
+    low, high = wilson(tally.wins, tally.matches)
+    return {
+        "candidate": candidate,
+        "opponent": opponent,
+        "seats": seats,
+        "matches": tally.matches,
+        "wins": round(tally.wins, 2),
+        "win_rate": round(tally.wins / tally.matches, 4),
+        "ci95": [round(low, 4), round(high, 4)],
+        "parity": round(1 / seats, 4),
+        "mean_place": round(tally.places / tally.matches, 3),
+        "move_times": {name: move_times(t) for name, t in sorted(tally.times.items())},
+    }
+
+
+@click.command()
+@click.option("--matches", default=200, show_default=True, help="Matches per pairing.")
+@click.option("--seats", multiple=True, type=click.IntRange(2, 8), help="Table size [default: 4].")
+@click.option("--candidate", multiple=True, help="Bot to rate (repeatable) [default: the ladder].")
+@click.option("--opponent", default="greedy", show_default=True, help="Bot in the other seats.")
+@click.option("--seed", default=0, show_default=True, help="First deal seed.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1))
+@click.option("--threshold", default=100, show_default=True, type=click.IntRange(1))
+@click.option("--progress/--quiet", default=False, help="Print progress to stderr.")
+def main(
+    matches: int,
+    seats: tuple[int, ...],
+    candidate: tuple[str, ...],
+    opponent: str,
+    seed: int,
+    workers: int,
+    threshold: int,
+    progress: bool,
+) -> None:
+    rules = Rules(threshold=threshold)
+    pairs = [(c, opponent) for c in candidate] if candidate else list(LADDER)
+    results = []
+    for n in seats or (4,):
+        for cand, opp in pairs:
+            start = time.perf_counter()
+            tally = run(cand, opp, n, matches, seed, workers, rules, progress)
+            result = report(cand, opp, n, tally)
+            result["seconds"] = round(time.perf_counter() - start, 1)
+            results.append(result)
+            low, high = wilson(tally.wins, tally.matches)
+            click.echo(
+                f"{cand} vs {n - 1} {opp} ({n} seats, {tally.matches} matches): "
+                f"wins {100 * tally.wins / tally.matches:.1f} % "
+                f"[{100 * low:.1f}, {100 * high:.1f}] (parity {100 / n:.1f} %), "
+                f"mean place {result['mean_place']}"
+            )
+            for name, t in sorted(tally.times.items()):
+                stats = move_times(t)
+                click.echo(
+                    f"    {name:8} median {stats['median_us']:9.1f} us   "
+                    f"p90 {stats['p90_us']:9.1f} us   ({stats['moves']} moves)"
+                )
+    click.echo(
+        json.dumps(
+            {
+                "bench": "ladder",
+                "threshold": threshold,
+                "seed": seed,
+                "results": results,
+                "python": platform.python_version(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

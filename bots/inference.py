@@ -1,0 +1,170 @@
+"""Educated guesses about hidden cards, on top of the facts in ``tracking``.
+
+The model is one simple, general idea about players: they shed their most
+valuable group. So right after a discard worth ``v``, every card the player
+kept is probably worth at most ``v`` (a player who keeps many cards tends to
+hold low ones). Each hidden card gets a *cap*: the value it most likely does
+not exceed (10, no cap, for a card fresh from the deck). The guess is soft: a
+card above its cap keeps a small weight, so a player who does not shed its
+highest cards only makes the guesses blur, never impossible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from game import View
+from game.cards import BY_NAME, VALUE
+from game.rules import HAND_SIZE
+
+from .tracking import CardKnowledge
+
+OVER_CAP = 0.02
+"""Relative weight of a card worth more than its slot's cap."""
+AT_CAP = 0.3
+"""Relative weight of a card worth exactly its cap: below 10 it would have made a pair."""
+LOW_SKEW = 0.8
+"""Under a cap, each point of value more multiplies the weight by this: a card that
+survived several discards is usually well below the cards shed."""
+
+
+class HiddenHand(msgspec.Struct, frozen=True, gc=False):
+    """What one opponent is thought to hold: the known cards and a cap per hidden card."""
+
+    seat: int
+    known: int
+    """Mask of the cards known to be in the hand."""
+    known_total: int
+    caps: tuple[int, ...]
+    """One per hidden card, highest first: the value it is guessed not to exceed."""
+    turns: int
+    """Turns this seat has played this round (declaring needs at least one)."""
+
+
+def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
+    """The guessed hands of every other seat still in the round, in seat order."""
+    n = len(view.names)
+    me = knowledge.seat
+    known = [0] * n
+    caps: list[list[int]] = [[10] * HAND_SIZE if view.active[s] else [] for s in range(n)]
+    turns = [0] * n
+    for played in view.history:
+        s = played.seat
+        turns[s] += 1
+        if s == me:
+            continue
+        slots = caps[s]
+        value = 0
+        for name in played.discard:
+            card = BY_NAME[name]
+            value += VALUE[card]
+            if known[s] >> card & 1:
+                known[s] &= ~(1 << card)
+            elif slots:
+                slots.remove(_best_fit(slots, VALUE[card]))
+        caps[s] = slots = [min(cap, value) for cap in slots]
+        if played.took is None:
+            slots.append(10)
+        else:
+            known[s] |= 1 << BY_NAME[played.took]
+    out = []
+    for s in range(n):
+        if s == me or not view.active[s]:
+            continue
+        mask = knowledge.known[s]  # the facts win over the replay above
+        slots = sorted(caps[s], reverse=True)
+        hidden = knowledge.unknown[s]
+        slots = (slots + [10] * hidden)[:hidden] if len(slots) < hidden else slots[-hidden:]
+        slots.sort(reverse=True)
+        total = sum(VALUE[c] for c in range(52) if mask >> c & 1)
+        out.append(HiddenHand(s, mask, total, tuple(slots) if hidden else (), turns[s]))
+    return out
+
+
+def _best_fit(slots: Sequence[int], value: int) -> int:
+    """The slot a discarded hidden card most likely came from: the tightest cap that allows it."""
+    fitting = [cap for cap in slots if cap >= value]
+    return min(fitting) if fitting else max(slots)
+
+
+def value_counts(mask: int) -> list[float]:
+    """How many cards of each value (index 1-10) a mask holds."""
+    counts = [0.0] * 11
+    while mask:
+        low = mask & -mask
+        counts[VALUE[low.bit_length() - 1]] += 1
+        mask ^= low
+    return counts
+
+
+class ValueModel:
+    """Value distributions of hidden cards, drawn from the unseen cards under the cap model."""
+
+    def __init__(
+        self,
+        unseen_counts: Sequence[float],
+        over_cap: float = 0.02,
+        at_cap: float = AT_CAP,
+        low_skew: float = LOW_SKEW,
+    ) -> None:
+        self.counts = list(unseen_counts)
+        self.over_cap = over_cap
+        self.at_cap = at_cap
+        self.low_skew = low_skew
+        self._slots: dict[int, list[float]] = {}
+
+    def slot(self, cap: int) -> list[float]:
+        """P(value = v) for a hidden card with this cap (index 0 unused)."""
+        dist = self._slots.get(cap)
+        if dist is None:
+            weights = [0.0] + [self.counts[v] * self._weight(v, cap) for v in range(1, 11)]
+            total = sum(weights)
+            if total <= 0:
+                weights = [0.0] + [1.0] * 10
+                total = 10.0
+            dist = self._slots[cap] = [w / total for w in weights]
+        return dist
+
+    def _weight(self, value: int, cap: int) -> float:
+        if cap >= 10:
+            return 1.0
+        if value > cap:
+            return self.over_cap
+        weight = float(self.low_skew ** (value - 1))
+        return weight * self.at_cap if value == cap else weight
+
+    def mean(self, cap: int) -> float:
+        return sum(v * p for v, p in enumerate(self.slot(cap)))
+
+    def total_below(self, hand: HiddenHand, limit: int) -> list[float]:
+        """P(hand total = t) for t in 0..limit (the rest of the mass lies above ``limit``)."""
+        size = limit + 1
+        dist = [0.0] * size
+        if hand.known_total >= size:
+            return dist
+        dist[hand.known_total] = 1.0
+        for cap in hand.caps:
+            slot = self.slot(cap)
+            new = [0.0] * size
+            for t in range(size):
+                p = dist[t]
+                if p:
+                    for v in range(1, min(10, limit - t) + 1):
+                        new[t + v] += p * slot[v]
+            dist = new
+        return dist
+
+    def hand_mean(self, hand: HiddenHand) -> float:
+        return hand.known_total + sum(self.mean(cap) for cap in hand.caps)
+
+    def deck_counts(self, hands: Sequence[HiddenHand]) -> list[float]:
+        """Expected count of each value among unseen cards that are in the deck, not in a hand."""
+        counts = list(self.counts)
+        for hand in hands:
+            for cap in hand.caps:
+                slot = self.slot(cap)
+                for v in range(1, 11):
+                    counts[v] -= slot[v]
+        return [max(c, 0.05 * u) for c, u in zip(counts, self.counts, strict=True)]
