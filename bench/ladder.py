@@ -101,7 +101,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     denominator = 1 + z * z / n
-    return ((centre - spread) / denominator, (centre + spread) / denominator)
+    return (max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator))
 
 
 def run(

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from .base import Bot
 from .counter import CounterBot
+from .expert import ExpertBot
 from .greedy import GreedyBot
 from .random_bot import RandomBot
 
@@ -13,6 +14,7 @@ BUILTIN: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
     "counter": CounterBot,
+    "expert": ExpertBot,
 }
 
 
@@ -25,4 +27,4 @@ def make_bot(level: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BUILTIN", "Bot", "CounterBot", "GreedyBot", "RandomBot", "make_bot"]
+__all__ = ["BUILTIN", "Bot", "CounterBot", "ExpertBot", "GreedyBot", "RandomBot", "make_bot"]

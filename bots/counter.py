@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from game import Declare, Move, Play, View
+from game import Declare, Declared, Event, Move, Play, View
 from game.cards import CARDS, RANK, VALUE
 from game.groups import group_cards
 
@@ -27,6 +28,7 @@ from .inference import (
     AT_CAP,
     LOW_SKEW,
     OVER_CAP,
+    Habits,
     HiddenHand,
     ValueModel,
     hidden_hands,
@@ -42,6 +44,8 @@ class CounterStyle:
 
     opponent_declares_at: int = 5
     """The total at which an opponent is assumed to declare."""
+    declarer_total: float = 3.0
+    """The total another player is assumed to hold when it declares."""
     feed: float = 0.3
     """Weight of what a discard hands the next player."""
     others_weight: float = 0.0
@@ -69,21 +73,47 @@ class Table:
     """The chance that someone else declares before this seat's next turn."""
 
 
+DECK = -1
+"""The take that draws from the deck."""
+
+
+class Option(NamedTuple):
+    """One candidate play and what counter thinks of it."""
+
+    cost: float
+    """Expected cost in points (lower is better)."""
+    group: int
+    """The discard, as a card mask."""
+    take: int
+    """The open card taken, or ``DECK``."""
+    total: float
+    """The hand total expected right after the play."""
+
+    def play(self) -> Play:
+        return Play(group_cards(self.group), None if self.take == DECK else CARDS[self.take])
+
+
 class CounterBot(Bot):
     name = "counter"
 
     def __init__(self, seed: int | None = None, style: CounterStyle | None = None) -> None:
         self.style = style or CounterStyle()
         self.tracker = Tracker()
+        self.habits = self.new_habits()
+
+    def new_habits(self) -> Habits:
+        return Habits(self.style.opponent_declares_at, self.style.declarer_total)
 
     def reset(self) -> None:
         self.tracker.reset()
+        self.habits = self.new_habits()
 
-    def on_event(self, event: object) -> None:
-        from game import Event
-
-        if isinstance(event, Event):
-            self.tracker.on_event(event)
+    def on_event(self, event: Event) -> None:
+        self.tracker.on_event(event)
+        if isinstance(event, Declared):
+            total = event.totals[event.seat]
+            if total is not None:
+                self.habits.saw(event.seat, total)
 
     def choose(self, view: View) -> Move:
         table = self.read_table(view)
@@ -119,13 +149,15 @@ class CounterBot(Bot):
         return Table(view, knowledge, hands, model, deck, deck_mean, hazard)
 
     def hazard(self, view: View, model: ValueModel, hands: list[HiddenHand]) -> float:
-        limit = self.style.opponent_declares_at
-        if view.rules.declare_limit is not None:
-            limit = min(limit, view.rules.declare_limit)
+        """The chance that another player declares before this seat's next turn."""
+        rule = view.rules.declare_limit
         quiet = 1.0
         for hand in hands:
             if hand.turns == 0:
                 continue  # its next turn is its first: it cannot declare yet
+            limit = self.habits.declares_at(hand.seat)
+            if rule is not None:
+                limit = min(limit, rule)
             quiet *= 1.0 - sum(model.total_below(hand, limit))
         return 1.0 - quiet
 
@@ -133,35 +165,39 @@ class CounterBot(Bot):
 
     def best_play(self, table: Table) -> tuple[Play, float]:
         """The play with the lowest expected cost, and the total it is expected to leave."""
+        best = min(self.options(table), key=lambda option: option.cost)
+        return best.play(), best.total
+
+    def options(self, table: Table) -> list[Option]:
+        """For each take (each open card, the deck), the discard that goes best with it."""
         view = table.view
         same_suit = view.rules.runs_same_suit
         hand = view.hand_mask
         total = view.hand_total
-        keep_now = table.hazard
-        keep_later = 1.0 - keep_now
-        next_seat = _next_seat(view)
-        feeder = self.feed_costs(table, next_seat)
-        best: tuple[float, int, int, float] | None = None  # cost, group, take (-1 deck), total
+        keep_later = 1.0 - table.hazard
+        feeder = self.feed_costs(table, _next_seat(view))
+        takes: list[int] = [int(c) for c in view.open]
+        draw = view.can_draw and bool(table.deck)
+        best: dict[int, Option] = {}
         for group in view.legal_groups:
             kept = hand ^ group
             kept_total = total - _mask_value(group)
             feed = feeder(group)
             shed = shed_with(kept, same_suit)
-            for card in view.open:
+            for card in takes:
                 new_total = kept_total + VALUE[card]
                 cost = new_total - keep_later * shed[card] + feed
-                if best is None or cost < best[0]:
-                    best = (cost, group, card, new_total)
-            if view.can_draw and table.deck:
+                if card not in best or cost < best[card].cost:
+                    best[card] = Option(cost, group, card, new_total)
+            if draw:
                 sheds = 0.0
                 for drawn, p in table.deck:
                     sheds += p * shed[drawn]
                 cost = kept_total + table.deck_mean - keep_later * sheds + feed
-                if best is None or cost < best[0]:
-                    best = (cost, group, -1, kept_total + table.deck_mean)
-        assert best is not None, "a player to move always has a legal play"
-        _, group, take, expected = best
-        return Play(group_cards(group), None if take < 0 else CARDS[take]), expected
+                if DECK not in best or cost < best[DECK].cost:
+                    best[DECK] = Option(cost, group, DECK, kept_total + table.deck_mean)
+        assert best, "a player to move always has a legal play"
+        return list(best.values())
 
     def feed_costs(self, table: Table, next_seat: int | None) -> Callable[[int], float]:
         """What a discard is worth to the next player: a card below the deck's average,
@@ -224,16 +260,21 @@ class CounterBot(Bot):
         return self.style.caution * penalty - hold * share * others
 
     def should_declare(self, table: Table, expected_next: float) -> bool:
+        """Declare when that costs less than one more turn, in expectation.
+
+        Playing on, someone else may declare first: this seat then pays its total over
+        theirs. Otherwise the same choice comes back with the total expected after this
+        turn; when that total is higher (a short hand must draw), waiting only makes the
+        declaration worse, so a hand that can only get worse declares sooner.
+        """
         total = table.view.hand_total
         now = self.declare_cost(table, total)
-        if now >= 0 and now > 10:
+        if now > 10:
             return False
-        # playing on: someone may declare first (this seat then pays its total over theirs),
-        # else the choice comes again with the total expected after this turn
+        declarer = self.habits.declarer_total([h.seat for h in table.hands])
         later = self.declare_cost(table, round(expected_next))
-        declarer = min(self.style.opponent_declares_at, 3)
         h = table.hazard
-        on = h * max(0.0, expected_next - declarer) + (1 - h) * min(later, 0.0 + later)
+        on = h * max(0.0, expected_next - declarer) + (1 - h) * later
         return now <= on
 
 

@@ -63,7 +63,7 @@ def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
             if known[s] >> card & 1:
                 known[s] &= ~(1 << card)
             elif slots:
-                slots.remove(_best_fit(slots, VALUE[card]))
+                slots.remove(best_fit(slots, VALUE[card]))
         caps[s] = slots = [min(cap, value) for cap in slots]
         if played.took is None:
             slots.append(10)
@@ -83,8 +83,8 @@ def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
     return out
 
 
-def _best_fit(slots: Sequence[int], value: int) -> int:
-    """The slot a discarded hidden card most likely came from: the tightest cap that allows it."""
+def best_fit(slots: Sequence[int], value: int) -> int:
+    """The cap of the slot a shed hidden card most likely came from: the tightest that allows it."""
     fitting = [cap for cap in slots if cap >= value]
     return min(fitting) if fitting else max(slots)
 
@@ -140,12 +140,16 @@ class ValueModel:
 
     def total_below(self, hand: HiddenHand, limit: int) -> list[float]:
         """P(hand total = t) for t in 0..limit (the rest of the mass lies above ``limit``)."""
+        return self.sum_below(hand.known_total, hand.caps, limit)
+
+    def sum_below(self, known_total: int, caps: Sequence[int], limit: int) -> list[float]:
+        """P(known_total + hidden cards = t) for t in 0..limit, hidden cards under ``caps``."""
         size = limit + 1
         dist = [0.0] * size
-        if hand.known_total >= size:
+        if known_total >= size:
             return dist
-        dist[hand.known_total] = 1.0
-        for cap in hand.caps:
+        dist[known_total] = 1.0
+        for cap in caps:
             slot = self.slot(cap)
             new = [0.0] * size
             for t in range(size):
@@ -155,6 +159,19 @@ class ValueModel:
                         new[t + v] += p * slot[v]
             dist = new
         return dist
+
+    def hold_chance(
+        self, total: int, hands: Sequence[tuple[int, Sequence[int]]], strict: bool
+    ) -> float:
+        """The chance that every hand, given as (known total, caps), is at least ``total``
+        (above it when ``strict``): a declaration with ``total`` holds."""
+        limit = total if strict else total - 1
+        if limit < 0:
+            return 1.0
+        hold = 1.0
+        for known_total, caps in hands:
+            hold *= 1.0 - sum(self.sum_below(known_total, caps, limit))
+        return hold
 
     def hand_mean(self, hand: HiddenHand) -> float:
         return hand.known_total + sum(self.mean(cap) for cap in hand.caps)
@@ -168,3 +185,28 @@ class ValueModel:
                 for v in range(1, 11):
                     counts[v] -= slot[v]
         return [max(c, 0.05 * u) for c, u in zip(counts, self.counts, strict=True)]
+
+
+class Habits:
+    """How each player declares, learned from the match's declarations (each reveals the
+    declarer's total). Used to judge how soon someone else will end the round."""
+
+    def __init__(self, prior_at: int = 5, prior_total: float = 3.0, weight: int = 3) -> None:
+        self.prior_at = prior_at
+        self.prior_total = prior_total
+        self.weight = weight
+        self.totals: dict[int, list[int]] = {}
+
+    def saw(self, seat: int, total: int) -> None:
+        self.totals.setdefault(seat, []).append(total)
+
+    def declares_at(self, seat: int) -> int:
+        """The total at or below which ``seat`` tends to declare: a high quantile of the
+        totals it declared with, starting from ``weight`` declarations at ``prior_at``."""
+        seen = sorted([self.prior_at] * self.weight + self.totals.get(seat, []))
+        return seen[int(0.8 * (len(seen) - 1))]
+
+    def declarer_total(self, seats: Sequence[int]) -> float:
+        """The total one of ``seats`` typically holds when it declares."""
+        seen = [t for s in seats for t in self.totals.get(s, [])]
+        return (self.prior_total * self.weight + sum(seen)) / (self.weight + len(seen))

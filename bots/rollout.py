@@ -1,0 +1,369 @@
+"""Playing the rest of a round in imagination: sampled deals and fast play-outs.
+
+``sample_deal`` fills in everything a seat cannot see (the others' hidden cards,
+the deck's order) consistently with what it saw: known cards stay where they
+are, hand sizes match, and hidden cards are drawn under the caps of
+``inference``. ``play_out`` then plays the round to its end with simple,
+fast players (shed the most points, take a cheap or fitting open card,
+declare at a set total) and returns every seat's round score.
+
+This is deliberately shallow: no search inside a sample, just one play-out,
+because searching deep in a world whose hidden cards are known makes a player
+count on information it will never have.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from game import Rules
+from game.cards import RANK, VALUE
+from game.scoring import declaration_holds, settle
+
+from .greedy import fits
+from .inference import HiddenHand, ValueModel, best_fit
+from .tracking import CardKnowledge
+
+MEAN_CARD = 85 / 13
+
+
+@dataclass
+class Deal:
+    """One full guess of the round's hidden state, as the engine would hold it."""
+
+    hands: list[int]
+    """Card masks by seat (0 for seats out of the match)."""
+    deck: list[int]
+    """The closed deck, next card last."""
+    dead: list[int]
+    open: int
+    """The open cards, as a mask."""
+    turns: list[int]
+    """Turns each seat has played this round."""
+    to_move: int
+    turn: int
+    """Moves played this round."""
+
+    def copy(self) -> Deal:
+        return Deal(
+            list(self.hands),
+            list(self.deck),
+            list(self.dead),
+            self.open,
+            list(self.turns),
+            self.to_move,
+            self.turn,
+        )
+
+    def total(self, seat: int) -> int:
+        t = 0
+        mask = self.hands[seat]
+        while mask:
+            low = mask & -mask
+            t += VALUE[low.bit_length() - 1]
+            mask ^= low
+        return t
+
+
+def sample_deal(
+    rng: random.Random,
+    hand: int,
+    knowledge: CardKnowledge,
+    hands: list[HiddenHand],
+    model: ValueModel,
+    open_mask: int,
+    to_move: int,
+    turn: int,
+    turns: list[int],
+) -> Deal:
+    """Guess every hidden card: each opponent's hidden cards drawn one by one from the
+    unseen cards, weighted by the cap of the slot; what is left is the deck (and any
+    dead card this seat did not see), shuffled."""
+    unseen = []
+    m = knowledge.unseen
+    while m:
+        low = m & -m
+        unseen.append(low.bit_length() - 1)
+        m ^= low
+    masks = [0] * len(knowledge.known)
+    masks[knowledge.seat] = hand
+    for guess in hands:
+        mask = guess.known
+        for cap in guess.caps:
+            slot = model.slot(cap)
+            weights = [slot[VALUE[c]] / max(model.counts[VALUE[c]], 1e-9) for c in unseen]
+            if not unseen:
+                break
+            i = _pick(rng, weights)
+            card = unseen[i]
+            unseen[i] = unseen[-1]
+            unseen.pop()
+            mask |= 1 << card
+        masks[guess.seat] = mask
+    rng.shuffle(unseen)
+    missing = knowledge.dead_size - knowledge.dead.bit_count()
+    dead = _cards(knowledge.dead)
+    if missing > 0:
+        dead.extend(unseen[:missing])
+        del unseen[:missing]
+    return Deal(masks, unseen, dead, open_mask, list(turns), to_move, turn)
+
+
+def _pick(rng: random.Random, weights: list[float]) -> int:
+    total = sum(weights)
+    if total <= 0:
+        return rng.randrange(len(weights))
+    x = rng.random() * total
+    for i, w in enumerate(weights):
+        x -= w
+        if x < 0:
+            return i
+    return len(weights) - 1
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+# -- fast players -------------------------------------------------------------
+
+_PLANS: tuple[dict[int, tuple[int, int, int]], dict[int, tuple[int, int, int]]] = ({}, {})
+PLAN_CACHE_SIZE = 1 << 17
+
+
+def plan(mask: int, same_suit: bool) -> tuple[int, int, int]:
+    """(group to shed, hand total, ranks kept) for the most-points discard of a hand."""
+    cache = _PLANS[same_suit]
+    found = cache.get(mask)
+    if found is None:
+        if len(cache) >= PLAN_CACHE_SIZE:
+            cache.clear()
+        found = cache[mask] = _plan(mask, same_suit)
+    return found
+
+
+def _plan(mask: int, same_suit: bool) -> tuple[int, int, int]:
+    cards = _cards(mask)
+    total = sum(VALUE[c] for c in cards)
+    best_group = 0
+    best = (-1, 0)
+    by_rank: dict[int, list[int]] = {}
+    for c in cards:
+        key = (VALUE[c], 1)
+        if key > best:
+            best, best_group = key, 1 << c
+        by_rank.setdefault(RANK[c], []).append(c)
+    for same in by_rank.values():
+        if len(same) >= 2:
+            v = VALUE[same[0]]
+            key = (4 * v, 4) if len(same) == 4 else (2 * v, 2)
+            if key > best:
+                best = key
+                best_group = (
+                    sum(1 << c for c in same) if len(same) == 4 else (1 << same[0]) | (1 << same[1])
+                )
+    if len(cards) == 5:
+        flush = len({c & 3 for c in cards}) == 1
+        if flush or (not same_suit and _is_run(sorted(by_rank))):
+            key = (total, 5)
+            if key > best:
+                best, best_group = key, mask
+    if len(by_rank) >= 3:
+        for low in range(1, 13):
+            r1 = by_rank.get(low)
+            r2 = by_rank.get(low + 1)
+            r3 = by_rank.get(1 if low == 12 else low + 2)
+            if r1 and r2 and r3:
+                for a in r1:
+                    for b in r2:
+                        for z in r3:
+                            if same_suit and not (a & 3) == (b & 3) == (z & 3):
+                                continue
+                            key = (VALUE[a] + VALUE[b] + VALUE[z], 3)
+                            if key > best:
+                                best, best_group = key, (1 << a) | (1 << b) | (1 << z)
+    kept = 0
+    m = mask ^ best_group
+    while m:
+        low = m & -m
+        kept |= 1 << RANK[low.bit_length() - 1]
+        m ^= low
+    return best_group, total, kept
+
+
+def _is_run(ranks: list[int]) -> bool:
+    if len(ranks) != 5:
+        return False
+    return ranks[-1] - ranks[0] == 4 or ranks == [1, 10, 11, 12, 13]
+
+
+def _take(open_mask: int, kept_ranks: int, can_draw: bool) -> int:
+    """A cheap player's take: the lowest open card that fits, else a cheap one, else the deck."""
+    fitting = -1
+    lowest = -1
+    m = open_mask
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        m ^= low
+        if lowest < 0 or VALUE[c] < VALUE[lowest]:
+            lowest = c
+        if fits(RANK[c], kept_ranks) and (fitting < 0 or VALUE[c] < VALUE[fitting]):
+            fitting = c
+    if fitting >= 0:
+        return fitting
+    if lowest >= 0 and (VALUE[lowest] < MEAN_CARD or not can_draw):
+        return lowest
+    return -1
+
+
+def apply_play(deal: Deal, seat: int, group: int, take: int, rng: random.Random) -> int:
+    """``seat`` sheds ``group`` and takes ``take`` (-1: the deck's top), as the engine does.
+
+    Returns the open card taken, or -1 for a draw.
+    """
+    open_mask = deal.open
+    if take < 0 and not deal.deck:
+        if not deal.dead:  # nothing to draw: the engine would refuse; take an open card
+            take = (open_mask & -open_mask).bit_length() - 1
+        else:
+            rng.shuffle(deal.dead)
+            deal.deck, deal.dead = deal.dead, []
+    if take < 0:
+        card = deal.deck.pop()
+        deal.dead.extend(_cards(open_mask))
+    else:
+        card = take
+        deal.dead.extend(_cards(open_mask & ~(1 << take)))
+    deal.hands[seat] = (deal.hands[seat] ^ group) | 1 << card
+    deal.open = group
+    deal.turns[seat] += 1
+    deal.turn += 1
+    return take
+
+
+class Outcome(NamedTuple):
+    """How an imagined round ended."""
+
+    scores: list[int]
+    """Round scores by seat (0 for seats out of the match)."""
+    declarer: int
+    holds: bool
+
+
+class Watcher:
+    """What the deciding seat believes during a play-out, updated as it would be at the table.
+
+    It sees the others shed and take, caps their hidden cards the way
+    ``inference`` does, and judges its own declaration by its estimated chance of
+    holding, never by the cards the sample put in their hands.
+    """
+
+    def __init__(self, hands: Sequence[HiddenHand], model: ValueModel, strict: bool) -> None:
+        self.model = model
+        self.strict = strict
+        self.known = {h.seat: h.known for h in hands}
+        self.known_total = {h.seat: h.known_total for h in hands}
+        self.caps = {h.seat: list(h.caps) for h in hands}
+
+    def copy(self) -> Watcher:
+        other = Watcher((), self.model, self.strict)
+        other.known = dict(self.known)
+        other.known_total = dict(self.known_total)
+        other.caps = {s: list(c) for s, c in self.caps.items()}
+        return other
+
+    def saw(self, seat: int, group: int, took: int) -> None:
+        """``seat`` shed ``group`` and took open card ``took`` (-1: drew from the deck)."""
+        caps = self.caps.get(seat)
+        if caps is None:
+            return
+        value = 0
+        m = group
+        while m:
+            low = m & -m
+            c = low.bit_length() - 1
+            m ^= low
+            v = VALUE[c]
+            value += v
+            if self.known[seat] >> c & 1:
+                self.known[seat] ^= 1 << c
+                self.known_total[seat] -= v
+            elif caps:
+                caps.remove(best_fit(caps, v))
+        caps[:] = [cap if cap < value else value for cap in caps]
+        if took < 0:
+            caps.append(10)
+        else:
+            self.known[seat] |= 1 << took
+            self.known_total[seat] += VALUE[took]
+
+    def hold(self, total: int) -> float:
+        hands = [(self.known_total[s], self.caps[s]) for s in self.caps]
+        return self.model.hold_chance(total, hands, self.strict)
+
+
+def play_out(
+    deal: Deal,
+    rules: Rules,
+    active: list[int],
+    declare_at: list[int],
+    rng: random.Random,
+    watcher: Watcher | None = None,
+    hold_needed: float = 1.0,
+    turn_limit: int = 80,
+) -> Outcome | None:
+    """Play the round to its end with cheap players.
+
+    ``declare_at[s]`` is the total at or below which seat ``s`` declares. With a
+    ``watcher``, the seat it watches for (the one with ``declare_at`` -1)
+    instead declares when its estimated chance of holding reaches ``hold_needed``.
+    None when the round runs past ``turn_limit`` moves (or the table's limit): void.
+    """
+    same_suit = rules.runs_same_suit
+    limit = rules.declare_limit
+    n = len(deal.hands)
+    seats_in = [s for s in range(n) if s in active]
+    stop = min(rules.max_turns, deal.turn + turn_limit)
+    while deal.turn < stop:
+        seat = deal.to_move
+        group, total, kept = plan(deal.hands[seat], same_suit)
+        if deal.turns[seat] and (limit is None or total <= limit):
+            at = declare_at[seat]
+            if at >= 0:
+                if total <= at:
+                    return declare(deal, seat, seats_in, rules)
+            elif (
+                watcher is not None and total <= WATCH_LIMIT and watcher.hold(total) >= hold_needed
+            ):
+                return declare(deal, seat, seats_in, rules)
+        take = _take(deal.open, kept, bool(deal.deck or deal.dead))
+        take = apply_play(deal, seat, group, take, rng)
+        if watcher is not None:
+            watcher.saw(seat, group, take)
+        i = seats_in.index(seat) + 1
+        deal.to_move = seats_in[i % len(seats_in)]
+    return None
+
+
+WATCH_LIMIT = 25
+"""Above this total the watched seat does not even weigh declaring."""
+
+
+def declare(deal: Deal, seat: int, active: list[int], rules: Rules) -> Outcome:
+    """The round's end when ``seat`` declares."""
+    totals = [deal.total(s) for s in active]
+    me = active.index(seat)
+    scores = settle(totals, me, rules)
+    out = [0] * len(deal.hands)
+    for s, score in zip(active, scores, strict=True):
+        out[s] = score
+    return Outcome(out, seat, declaration_holds(totals, me, rules))
