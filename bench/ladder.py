@@ -30,8 +30,14 @@ import click
 from bots import Bot, make_bot
 from game import Match, Rules
 
-LADDER = (("counter", "greedy"), ("expert", "greedy"), ("expert", "counter"))
-"""The rungs played when no candidate is named: each bot against the one below."""
+LADDER = (
+    ("greedy", "random"),
+    ("counter", "greedy"),
+    ("expert", "greedy"),
+    ("expert", "counter"),
+)
+"""The rungs played when no candidate is named: each bot against the one below, and the
+two strong ones against the baseline the targets are set on."""
 
 
 @dataclass

@@ -10,7 +10,14 @@
   gives the next player a cheap or fitting card costs a little.
 - Declares when the expected cost of declaring (the chance of not being
   lowest, times 20 plus the difference) is below the expected cost of playing
-  one more turn (someone else may declare first; the next turn's total is lower).
+  one more turn: someone else may declare first, or the choice comes back with
+  the next turn's total. A false declaration weighs ``caution`` times its
+  points: one 20-point jump hurts a match more than many small scores, and
+  playing on also leaves room to improve that a one-turn look ahead misses.
+- Learns from every declaration it sees (the hands are shown) at what totals
+  each player declares, to judge how soon the round may end.
+
+Deterministic: the same views give the same moves.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from .tracking import CardKnowledge, Tracker
 
 @dataclass(frozen=True)
 class CounterStyle:
-    """The few numbers behind counter's judgement (tuned by ``bench.ladder``)."""
+    """The few numbers behind counter's judgement (measured against greedy and itself)."""
 
     opponent_declares_at: int = 5
     """The total at which an opponent is assumed to declare."""
@@ -97,6 +104,7 @@ class CounterBot(Bot):
     name = "counter"
 
     def __init__(self, seed: int | None = None, style: CounterStyle | None = None) -> None:
+        """``seed`` is accepted like every built-in's; counter draws no random numbers."""
         self.style = style or CounterStyle()
         self.tracker = Tracker()
         self.habits = self.new_habits()
@@ -269,7 +277,7 @@ class CounterBot(Bot):
         """
         total = table.view.hand_total
         now = self.declare_cost(table, total)
-        if now > 10:
+        if now > 10:  # a long shot, whatever playing on costs
             return False
         declarer = self.habits.declarer_total([h.seat for h in table.hands])
         later = self.declare_cost(table, round(expected_next))

@@ -1,35 +1,69 @@
 """``expert``: counter, plus flat Monte Carlo for the two decisions that matter most.
 
-Counter judges a declaration and a take from averages and a one-turn look
+Counter judges a take and a declaration from averages and a one-turn look
 ahead. Expert settles the close ones by sampling: it deals many guesses of the
 hidden cards, consistent with everything it saw (``rollout.sample_deal``), and
-in each guess scores every candidate exactly for a declaration, or by playing
-the round out with simple players for a play. The candidate with the best
-average wins. The same guesses serve every candidate, so the comparison is
-sharper than the averages alone.
+scores every candidate in each guess. The same guesses serve every candidate,
+so the comparison is sharper than the averages alone.
+
+- Open card or deck: the takes counter rates within ``take_margin`` points of
+  its favourite. In each guess the play is made (a draw gets the guessed top
+  card) and the others play on to this seat's next turn; a declaration on the
+  way scores exactly, otherwise the hand is worth the total it can reach with
+  its next discard and take, over what a declarer usually holds.
+- Declare or play on, when counter gives the declaration a fair chance: the
+  declaration scores exactly in each guess; playing on is played out to the
+  round's end, this seat declaring on the chances it would estimate at the
+  table (never on the guessed cards), the others as they have been seen to
+  declare. Outcomes count by match equity: points left before elimination,
+  this seat's against everyone's, so a false declaration that knocks this seat
+  out, or a true one that knocks others out, weighs what it is worth.
 
 Shallow on purpose: one play-out per guess and candidate, no search inside a
 guess (searching a world whose hidden cards are known teaches a player to
 rely on cards it cannot see).
-
-Candidates: declaring, when counter gives it a fair chance of holding; and
-the best play for each take (an open card, the deck) that counter rates
-within ``margin`` points of its favourite. Moves with one candidate are
-counter's, at counter's speed.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from game import Declare, Move, View
+from game.cards import VALUE
 
-from .counter import DECK, CounterBot, CounterStyle, Option, Table
-from .rollout import Outcome, Watcher, apply_play, declare, play_out, sample_deal
+from .counter import CounterBot, CounterStyle, Option, Table
+from .inference import public_hands
+from .rollout import (
+    WATCH_LIMIT,
+    Deal,
+    Declarer,
+    Outcome,
+    Watcher,
+    apply_play,
+    declare,
+    play_out,
+    sample_deal,
+)
+from .shedding import best_shed
 
 SAMPLES = 48
 """Guesses per decision at the default budget."""
+
+
+@dataclass
+class Guesses:
+    """What every guess of one decision shares."""
+
+    table: Table
+    me: int
+    active: list[int]
+    turns: list[int]
+    open_mask: int
+    deadline: float | None
 
 
 class ExpertBot(CounterBot):
@@ -40,24 +74,32 @@ class ExpertBot(CounterBot):
         seed: int | None = None,
         samples: int = SAMPLES,
         time_budget: float | None = None,
+        *,
         style: CounterStyle | None = None,
-        margin: float = 1.5,
+        take_margin: float = 0.75,
         declare_floor: float = 0.3,
         rollout_hold: float = 0.92,
-        others_weight: float = 0.0,
-        caution: float | None = None,
+        opponent_need: float | None = 0.9,
+        equity_spread: float = 30.0,
     ) -> None:
-        """``samples`` guesses per close decision (deterministic for a seed);
-        ``time_budget`` (seconds) also stops sampling early, at the cost of determinism."""
+        """``samples``: guesses per close decision (deterministic for a seed).
+        ``time_budget``: seconds a decision may take; sampling stops early when it runs
+        out, at the cost of determinism (None: no limit).
+        ``take_margin``: how close (points) a take must be to counter's favourite to be
+        sampled. ``declare_floor``: the least chance of holding worth sampling.
+        ``rollout_hold``: the chance of holding at which this seat declares in play-outs.
+        ``opponent_need``: the same for another seat that declares on estimates
+        (None: the others only declare at their usual totals). ``equity_spread``: points
+        left that make a player e (2.7) times as likely to win."""
         super().__init__(seed, style)
         self.seed = seed
         self.samples = samples
         self.time_budget = time_budget
-        self.margin = margin
+        self.take_margin = take_margin
         self.declare_floor = declare_floor
         self.rollout_hold = rollout_hold
-        self.others_weight = others_weight
-        self.mc_caution = self.style.caution if caution is None else caution
+        self.opponent_need = opponent_need
+        self.equity_spread = equity_spread
         self.rng = random.Random(seed)
 
     def reset(self) -> None:
@@ -68,87 +110,158 @@ class ExpertBot(CounterBot):
         table = self.read_table(view)
         options = sorted(self.options(table), key=lambda option: option.cost)
         best = options[0]
-        candidates: list[Option | None] = [o for o in options if o.cost <= best.cost + self.margin]
+        close = [o for o in options[1:] if o.cost <= best.cost + self.take_margin]
+        guesses: Guesses | None = None
+        if close:
+            guesses = self.guesses(table)
+            best = self.choose_take(guesses, [best, *close])
         if view.can_declare:
             hold, _ = self.declare_odds(table, view.hand_total)
             if hold >= self.declare_floor:
-                candidates.append(None)  # None: declare
+                if self.declare_wins(guesses or self.guesses(table), best):
+                    return Declare()
             elif self.should_declare(table, best.total):
                 return Declare()
-        if len(candidates) == 1:
-            return best.play()
-        choice = self.sample(table, candidates)
-        return Declare() if choice is None else choice.play()
+        return best.play()
 
-    def sample(self, table: Table, candidates: list[Option | None]) -> Option | None:
-        """The candidate with the lowest average round score over sampled deals."""
+    # -- guessing -------------------------------------------------------------
+
+    def guesses(self, table: Table) -> Guesses:
         view = table.view
-        me = table.knowledge.seat
-        rules = view.rules
         n = len(view.names)
-        active = [s for s in range(n) if view.active[s]]
         turns = [0] * n
         for played in view.history:
             turns[played.seat] += 1
         open_mask = 0
         for card in view.open:
             open_mask |= 1 << card
-        declare_at = [self.habits.declares_at(s) for s in range(n)]
-        declare_at[me] = -1  # this seat declares on its own estimates, kept by the watcher
-        watcher = Watcher(table.hands, table.model, rules.tie_loses)
-        costs = [0.0] * len(candidates)
-        rng = self.rng
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
-        for _ in range(self.samples):
-            deal = sample_deal(
-                rng,
-                view.hand_mask,
+        active = [s for s in range(n) if view.active[s]]
+        return Guesses(table, table.knowledge.seat, active, turns, open_mask, deadline)
+
+    def deals(self, g: Guesses) -> Iterator[Deal]:
+        """``samples`` guessed deals, fewer if the time budget runs out."""
+        table = g.table
+        for i in range(self.samples):
+            if i and g.deadline is not None and time.perf_counter() > g.deadline:
+                return
+            yield sample_deal(
+                self.rng,
+                table.view.hand_mask,
                 table.knowledge,
                 table.hands,
                 table.model,
-                open_mask,
-                me,
-                view.turn,
-                turns,
+                g.open_mask,
+                g.me,
+                table.view.turn,
+                g.turns,
             )
-            for i, option in enumerate(candidates):
-                if option is None:
-                    outcome: Outcome | None = declare(deal, me, active, rules)
-                else:
-                    world = deal.copy()
-                    apply_play(world, me, option.group, option.take, rng)
-                    world.to_move = active[(active.index(me) + 1) % len(active)]
-                    outcome = play_out(
-                        world, rules, active, declare_at, rng, watcher.copy(), self.rollout_hold
-                    )
-                costs[i] += self.cost(outcome, me)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-        best = min(range(len(candidates)), key=lambda i: costs[i])
-        return candidates[best]
 
-    def cost(self, outcome: Outcome | None, me: int) -> float:
-        """This seat's round score, a false declaration of its own weighed by caution."""
-        if outcome is None:
-            return 0.0
-        scores = outcome.scores
-        score = float(scores[me])
-        if outcome.declarer == me and not outcome.holds:
-            score *= self.mc_caution
-        if self.others_weight:
-            others = sum(scores) - scores[me]
-            score -= self.others_weight * others / max(1, len(scores) - 1)
-        return score
+    # -- open card or deck ----------------------------------------------------
 
-    def safe_total(self, table: Table) -> int:
-        """The highest total at which a declaration would hold with ``rollout_hold`` odds."""
-        safe = -1
-        for total in range(0, 16):
-            hold, _ = self.declare_odds(table, total)
-            if hold < self.rollout_hold:
-                break
-            safe = total
-        return safe
+    def choose_take(self, g: Guesses, options: list[Option]) -> Option:
+        """The take whose play leaves the lowest expected cost at this seat's next turn."""
+        view = g.table.view
+        quick = [Declarer(self.habits.declares_at(s)) for s in range(len(view.names))]
+        quick[g.me] = Declarer(-1)
+        declarer = self.habits.declarer_total([h.seat for h in g.table.hands])
+        deck_mean = g.table.deck_mean
+        same_suit = view.rules.runs_same_suit
+        costs = [0.0] * len(options)
+        for deal in self.deals(g):
+            for i, option in enumerate(options):
+                world = deal.copy()
+                self.play(world, g, option)
+                outcome = play_out(world, view.rules, g.active, quick, self.rng, until=g.me)
+                if outcome is not None:
+                    costs[i] += outcome.scores[g.me]
+                    continue
+                hand = world.hands[g.me]
+                cheapest = min((VALUE[c] for c in _cards(world.open)), default=10)
+                reach = world.total(g.me) - best_shed(hand, same_suit) + min(deck_mean, cheapest)
+                costs[i] += max(0.0, reach - declarer)
+        return options[min(range(len(options)), key=lambda i: costs[i])]
+
+    def play(self, world: Deal, g: Guesses, option: Option) -> None:
+        apply_play(world, g.me, option.group, option.take, self.rng)
+        world.to_move = g.active[(g.active.index(g.me) + 1) % len(g.active)]
+
+    # -- declare or play on ---------------------------------------------------
+
+    def declare_wins(self, g: Guesses, play: Option) -> bool:
+        """Is declaring now worth more match equity, on average, than ``play`` and on?"""
+        view = g.table.view
+        rules = view.rules
+        declarers = self.declarers(g)
+        now = later = 0.0
+        for deal in self.deals(g):
+            now += self.equity(view, declare(deal, g.me, g.active, rules), g.me)
+            world = deal.copy()
+            self.play(world, g, play)
+            outcome = play_out(world, rules, g.active, [d.copy() for d in declarers], self.rng)
+            later += self.equity(view, outcome, g.me)
+        return now > later
+
+    def declarers(self, g: Guesses) -> list[Declarer]:
+        """How each seat declares in the play-outs.
+
+        This seat: on its estimated chance of holding, which it keeps updating from
+        what the others shed, as it would at the table. Another seat: at the totals it
+        has been seen declaring with; above its usual total, up to its highest, on its
+        own estimate of the other hands from the public plays (a seat never seen
+        declaring high is taken to go by its total alone).
+        """
+        table = g.table
+        view = table.view
+        strict = view.rules.tie_loses
+        rules = [Declarer(-1)] * len(view.names)
+        rules[g.me] = Declarer(
+            -1, WATCH_LIMIT, self.rollout_hold, Watcher(table.hands, table.model, strict)
+        )
+        public = public_hands(view) if self.opponent_need is not None else []
+        for s in g.active:
+            if s == g.me:
+                continue
+            at = self.habits.declares_at(s)
+            high = self.habits.highest(s)
+            if self.opponent_need is None or high <= at:
+                rules[s] = Declarer(at)
+            else:
+                watcher = Watcher([h for h in public if h.seat != s], table.model, strict)
+                rules[s] = Declarer(at, high, self.opponent_need, watcher)
+        return rules
+
+    def equity(self, view: View, outcome: Outcome | None, me: int) -> float:
+        return win_chance(view, outcome, me, self.equity_spread)
 
 
-__all__ = ["DECK", "ExpertBot"]
+def win_chance(view: View, outcome: Outcome | None, me: int, spread: float) -> float:
+    """A rough chance of winning the match after this round: every player still in it is
+    worth ``exp(points left before elimination / spread)``, and this seat gets its share."""
+    rules = view.rules
+    left: list[tuple[int, int]] = []
+    for s, score in enumerate(view.scores):
+        if view.active[s]:
+            after = score + (outcome.scores[s] if outcome is not None else 0)
+            left.append((s, rules.threshold - after))
+    mine = next(points for s, points in left if s == me)
+    if mine < 0:
+        return 0.0
+    if rules.first_out_ends and any(points < 0 for _, points in left):
+        best = max(points for _, points in left)
+        return 1.0 / sum(1 for _, p in left if p == best) if mine == best else 0.0
+    alive = [points for _, points in left if points >= 0]
+    if len(alive) == 1:
+        return 1.0
+    top = max(alive)
+    return math.exp((mine - top) / spread) / sum(math.exp((p - top) / spread) for p in alive)
+
+
+def _cards(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+__all__ = ["ExpertBot", "win_chance"]

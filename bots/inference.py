@@ -45,16 +45,32 @@ class HiddenHand(msgspec.Struct, frozen=True, gc=False):
 
 def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
     """The guessed hands of every other seat still in the round, in seat order."""
-    n = len(view.names)
     me = knowledge.seat
+    out = []
+    for guess in public_hands(view):
+        if guess.seat == me:
+            continue
+        s = guess.seat
+        mask = knowledge.known[s]
+        hidden = knowledge.unknown[s]
+        slots = sorted(guess.caps, reverse=True)
+        slots = (slots + [10] * hidden)[:hidden] if len(slots) < hidden else slots[-hidden:]
+        slots.sort(reverse=True)
+        total = sum(VALUE[c] for c in range(52) if mask >> c & 1)
+        out.append(HiddenHand(s, mask, total, tuple(slots) if hidden else (), guess.turns))
+    return out
+
+
+def public_hands(view: View) -> list[HiddenHand]:
+    """Every seat's hand still in the round as anyone at the table may guess it from the
+    public plays alone (this seat's own included, as the others see it)."""
+    n = len(view.names)
     known = [0] * n
     caps: list[list[int]] = [[10] * HAND_SIZE if view.active[s] else [] for s in range(n)]
     turns = [0] * n
     for played in view.history:
         s = played.seat
         turns[s] += 1
-        if s == me:
-            continue
         slots = caps[s]
         value = 0
         for name in played.discard:
@@ -71,15 +87,11 @@ def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
             known[s] |= 1 << BY_NAME[played.took]
     out = []
     for s in range(n):
-        if s == me or not view.active[s]:
-            continue
-        mask = knowledge.known[s]  # the facts win over the replay above
-        slots = sorted(caps[s], reverse=True)
-        hidden = knowledge.unknown[s]
-        slots = (slots + [10] * hidden)[:hidden] if len(slots) < hidden else slots[-hidden:]
-        slots.sort(reverse=True)
-        total = sum(VALUE[c] for c in range(52) if mask >> c & 1)
-        out.append(HiddenHand(s, mask, total, tuple(slots) if hidden else (), turns[s]))
+        if view.active[s]:
+            mask = known[s]
+            total = sum(VALUE[c] for c in range(52) if mask >> c & 1)
+            slots = sorted(caps[s], reverse=True)
+            out.append(HiddenHand(s, mask, total, tuple(slots), turns[s]))
     return out
 
 
@@ -114,6 +126,7 @@ class ValueModel:
         self.at_cap = at_cap
         self.low_skew = low_skew
         self._slots: dict[int, list[float]] = {}
+        self._below: dict[tuple[int, tuple[int, ...], int], float] = {}
 
     def slot(self, cap: int) -> list[float]:
         """P(value = v) for a hidden card with this cap (index 0 unused)."""
@@ -170,8 +183,16 @@ class ValueModel:
             return 1.0
         hold = 1.0
         for known_total, caps in hands:
-            hold *= 1.0 - sum(self.sum_below(known_total, caps, limit))
+            hold *= 1.0 - self.chance_at_most(known_total, tuple(sorted(caps)), limit)
         return hold
+
+    def chance_at_most(self, known_total: int, caps: tuple[int, ...], limit: int) -> float:
+        """P(known_total + hidden cards <= limit), cached: play-outs ask the same often."""
+        key = (known_total, caps, limit)
+        p = self._below.get(key)
+        if p is None:
+            p = self._below[key] = sum(self.sum_below(known_total, caps, limit))
+        return p
 
     def hand_mean(self, hand: HiddenHand) -> float:
         return hand.known_total + sum(self.mean(cap) for cap in hand.caps)
@@ -205,6 +226,10 @@ class Habits:
         totals it declared with, starting from ``weight`` declarations at ``prior_at``."""
         seen = sorted([self.prior_at] * self.weight + self.totals.get(seat, []))
         return seen[int(0.8 * (len(seen) - 1))]
+
+    def highest(self, seat: int) -> int:
+        """The highest total ``seat`` has declared with (the prior when never seen)."""
+        return max([self.prior_at, *self.totals.get(seat, [])])
 
     def declarer_total(self, seats: Sequence[int]) -> float:
         """The total one of ``seats`` typically holds when it declares."""

@@ -205,7 +205,7 @@ def _is_run(ranks: list[int]) -> bool:
     return ranks[-1] - ranks[0] == 4 or ranks == [1, 10, 11, 12, 13]
 
 
-def _take(open_mask: int, kept_ranks: int, can_draw: bool) -> int:
+def cheap_take(open_mask: int, kept_ranks: int, can_draw: bool) -> int:
     """A cheap player's take: the lowest open card that fits, else a cheap one, else the deck."""
     fitting = -1
     lowest = -1
@@ -311,43 +311,61 @@ class Watcher:
         return self.model.hold_chance(total, hands, self.strict)
 
 
+class Declarer(NamedTuple):
+    """When one seat declares in a play-out.
+
+    Always at a total of ``at`` or less; above it, up to ``upto``, when its
+    ``watcher`` (its estimate of the other hands) gives a chance of holding of at
+    least ``need``.
+    """
+
+    at: int
+    upto: int = -1
+    need: float = 1.0
+    watcher: Watcher | None = None
+
+    def copy(self) -> Declarer:
+        return self if self.watcher is None else self._replace(watcher=self.watcher.copy())
+
+
 def play_out(
     deal: Deal,
     rules: Rules,
     active: list[int],
-    declare_at: list[int],
+    declarers: list[Declarer],
     rng: random.Random,
-    watcher: Watcher | None = None,
-    hold_needed: float = 1.0,
+    until: int = -1,
     turn_limit: int = 80,
 ) -> Outcome | None:
-    """Play the round to its end with cheap players.
+    """Play on with cheap players, each declaring as its ``Declarer`` says; every
+    watcher sees every play.
 
-    ``declare_at[s]`` is the total at or below which seat ``s`` declares. With a
-    ``watcher``, the seat it watches for (the one with ``declare_at`` -1)
-    instead declares when its estimated chance of holding reaches ``hold_needed``.
-    None when the round runs past ``turn_limit`` moves (or the table's limit): void.
+    Plays to the round's end, or only until seat ``until`` is to move again. None
+    when it stops there, or when the round runs past ``turn_limit`` moves (or the
+    table's limit): void.
     """
     same_suit = rules.runs_same_suit
     limit = rules.declare_limit
     n = len(deal.hands)
     seats_in = [s for s in range(n) if s in active]
+    watchers = [d.watcher for d in declarers if d.watcher is not None]
     stop = min(rules.max_turns, deal.turn + turn_limit)
     while deal.turn < stop:
         seat = deal.to_move
+        if seat == until:
+            return None
         group, total, kept = plan(deal.hands[seat], same_suit)
         if deal.turns[seat] and (limit is None or total <= limit):
-            at = declare_at[seat]
-            if at >= 0:
-                if total <= at:
-                    return declare(deal, seat, seats_in, rules)
-            elif (
-                watcher is not None and total <= WATCH_LIMIT and watcher.hold(total) >= hold_needed
+            rule = declarers[seat]
+            if total <= rule.at or (
+                total <= rule.upto
+                and rule.watcher is not None
+                and rule.watcher.hold(total) >= rule.need
             ):
                 return declare(deal, seat, seats_in, rules)
-        take = _take(deal.open, kept, bool(deal.deck or deal.dead))
+        take = cheap_take(deal.open, kept, bool(deal.deck or deal.dead))
         take = apply_play(deal, seat, group, take, rng)
-        if watcher is not None:
+        for watcher in watchers:
             watcher.saw(seat, group, take)
         i = seats_in.index(seat) + 1
         deal.to_move = seats_in[i % len(seats_in)]

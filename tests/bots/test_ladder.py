@@ -120,7 +120,7 @@ PUBLIC_MOVES = [
 
 def sampling_expert(seed: int | None) -> ExpertBot:
     """An expert that samples every take and the declaration, so the sampling is checked too."""
-    return ExpertBot(seed, margin=100.0, declare_floor=0.0)
+    return ExpertBot(seed, take_margin=100.0, declare_floor=0.0)
 
 
 @pytest.mark.parametrize("maker", [CounterBot, ExpertBot, sampling_expert])
