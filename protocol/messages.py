@@ -101,7 +101,8 @@ class GetState(Message, tag="state"):
 
 class PlayMove(Message, tag="play"):
     discard: Annotated[list[CardName], Meta(min_length=1, max_length=5)]
-    take: CardName | Literal["deck"]
+    take: Annotated[str, Meta(min_length=2, max_length=4)]
+    """An open card, or ``"deck"`` for the top of the closed deck."""
     id: Id = None
 
 
