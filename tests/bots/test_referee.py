@@ -147,7 +147,7 @@ async def test_faulty_programs_are_counted_and_the_match_finishes(mode, fault, p
 
 async def test_programs_that_never_greet_or_speak_another_version():
     silent = program("silent", startup_time=0.5)
-    with pytest.raises(Exception, match="no hello within 0.5 s"):
+    with pytest.raises(Exception, match=r"no hello within 0\.5 s"):
         await silent.start()
     await silent.close()
     old = program("old")
