@@ -56,6 +56,7 @@ def turn_for(view: View, time_ms: int, mover: int) -> Turn:
         turn=view.turn,
         time_ms=time_ms,
         open=_names(view.open),
+        can_declare=False,
         can_draw=view.can_draw,
     )
 

@@ -72,11 +72,8 @@ class Connection(asyncio.Protocol):
                 return
             self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
             self._last = now
-            if self._tokens < 1:
-                self.send(Error(errors.RATE_LIMITED, "too many messages: slow down"))
-                continue
             self._tokens -= 1
-            self._frame(body)
+            self._frame(body, limited=self._tokens < 0)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -91,13 +88,18 @@ class Connection(asyncio.Protocol):
 
     # -- frames -----------------------------------------------------------------
 
-    def _frame(self, body: bytes) -> None:
+    def _frame(self, body: bytes, limited: bool) -> None:
         try:
             message = decode_client(body)
         except ProtocolError as e:
             if self.player is None and not e.fatal and e.kind != "hello":
                 e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
             self.fail(e) if e.fatal else self.send_error(e)
+            return
+        if limited:
+            self._tokens += 1  # a refused message costs nothing more
+            msg_id = getattr(message, "id", None)
+            self.send(Error(errors.RATE_LIMITED, "too many messages: slow down", msg_id))
             return
         if self.player is None and not isinstance(message, Hello):
             self.fail(ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello"))
