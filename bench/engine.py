@@ -2,8 +2,8 @@
 
     python -m bench.engine [--seconds 5] [--seats 4] [--level greedy]
 
-Every turn is the whole loop a table runs: build the mover's view, let the bot
-choose, apply the move. Last line: one JSON object.
+Every turn is the whole loop a table runs: build the mover's view (as a bot
+gets it), let the bot choose, apply the move. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 import click
 
 from bots import make_bot
+from bots.view import BotView
 from game import Match
 
 
@@ -30,7 +31,7 @@ def play(seconds: float, seats: int, level: str) -> dict[str, float | int | str]
         players = [make_bot(level, seed + i) for i in range(seats)]
         while not match.over:
             seat = match.to_move
-            match.apply(seat, players[seat].choose(match.view(seat)))
+            match.apply(seat, players[seat].choose(BotView.of(match.view(seat))))
             turns += 1
         rounds += match.round
         matches += 1

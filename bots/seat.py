@@ -12,9 +12,10 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from game import Event, IllegalMove, Move, View
+from game import Event, IllegalMove, MatchStarted, Move, View
 
 from .base import Bot
+from .view import DealMemory
 
 
 class SeatFailed(Exception):
@@ -39,7 +40,11 @@ class Seat(Protocol):
 
 class BotSeat:
     """A bot object in this process. Slow bots can think in a worker thread so the
-    event loop (other tables, other connections) is never blocked by them."""
+    event loop (other tables, other connections) is never blocked by them.
+
+    The bot gets what it would get over TCP or stdio: ``reset()`` before each
+    match, every event, and a ``BotView`` to choose from.
+    """
 
     def __init__(
         self, bot: Bot, name: str = "", *, threaded: bool = False, delay: float = 0.0
@@ -50,9 +55,13 @@ class BotSeat:
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""
         self._is_async = inspect.iscoroutinefunction(bot.choose)
+        self._deal = DealMemory()
 
     def send(self, events: Sequence[Event]) -> None:
         for event in events:
+            self._deal.on_event(event)
+            if isinstance(event, MatchStarted):
+                self.bot.reset()
             self.bot.on_event(event)
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
@@ -61,6 +70,7 @@ class BotSeat:
     async def choose(self, view: View, time_limit: float) -> Move:
         if self.delay:
             await asyncio.sleep(min(self.delay, time_limit / 2))
+        view = self._deal.view(view)
         try:
             if self._is_async:
                 move: Move = await self.bot.choose(view)  # type: ignore[misc]
