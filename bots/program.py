@@ -83,6 +83,8 @@ class ProgramSeat:
         self.starts = 0
         self.problems: list[str] = []
         """Everything that went wrong, in plain words (for reports and ``bot check``)."""
+        self.hello: Hello | None = None
+        """The program's last ``hello``: its name, its client string, its versions."""
 
     # -- the process ----------------------------------------------------------------
 
@@ -115,6 +117,7 @@ class ProgramSeat:
             raise self._fail(f"no hello within {self.startup_time:g} s of starting") from None
         except SeatFailed:
             raise
+        self.hello = hello
         version = negotiate(hello.protocol)
         if version is None:
             self._write(

@@ -157,3 +157,11 @@ async def test_programs_that_never_greet_or_speak_another_version():
     missing = ProgramSeat(["/nonexistent/bot"], "missing")
     with pytest.raises(Exception, match="cannot start"):
         await missing.start()
+
+
+async def test_a_program_s_hello_is_kept_for_reports():
+    seat = program()
+    await seat.start()
+    assert seat.hello is not None
+    assert seat.hello.name == "raw" and seat.hello.bot and seat.hello.protocol == [1]
+    await seat.close()
