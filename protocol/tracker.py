@@ -184,6 +184,9 @@ class Tracker:
 
     def _round_start(self, m: RoundStarted) -> None:
         self.round, self.dealer, self.to_move, self.turn = m.round, m.dealer, m.first, 0
+        shown = [i for i, h in enumerate(m.hands) if h is not None]
+        if len(shown) == 1:  # a seat is dealt its own hand only: that says which seat it is
+            self.you = shown[0]  # (over stdio nothing else does, and it may change by match)
         mine = m.hands[self.you] if self.you is not None and self.you < len(m.hands) else None
         self.hand = _cards(mine) if mine else ()
         self.open = _cards(m.open)
