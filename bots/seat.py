@@ -76,3 +76,58 @@ class BotSeat:
 
     def verdict(self, error: IllegalMove | None) -> None:
         pass
+
+
+class MoveSlot:
+    """Where a remote player's move waits until the referee asks for it.
+
+    The ``turn`` message goes out before the referee starts waiting, and a
+    fast client can answer in between; the slot keeps such an early move.
+    """
+
+    def __init__(self) -> None:
+        self._open = False
+        self._early: Move | None = None
+        self._waiting: asyncio.Future[Move] | None = None
+        self.move_id: int | None = None
+        """The request id of the move being judged, for the reply."""
+
+    def open(self) -> None:
+        """A turn for this seat was announced."""
+        self._open = True
+        self._early = None
+
+    def close(self) -> None:
+        """The turn is over (the move was accepted, or another seat is to move)."""
+        self._open = False
+        self._early = None
+
+    def offer(self, move: Move, move_id: int | None) -> bool:
+        """A move arrived; False when this seat is not to move (or already answered)."""
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            self.move_id = move_id
+            waiting.set_result(move)
+            return True
+        if self._open and self._early is None:
+            self.move_id = move_id
+            self._early = move
+            return True
+        return False
+
+    def fail(self, error: BaseException) -> bool:
+        """Make the waiting ``take`` raise; False when nobody is waiting."""
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.set_exception(error)
+            return True
+        return False
+
+    async def take(self) -> Move:
+        if self._early is not None:
+            move, self._early = self._early, None
+            return move
+        self._waiting = asyncio.get_running_loop().create_future()
+        try:
+            return await self._waiting
+        finally:
+            self._waiting = None

@@ -14,7 +14,7 @@ import msgspec
 
 from bots import make_bot
 from bots.referee import Policy, Referee
-from bots.seat import BotSeat, Seat
+from bots.seat import BotSeat, MoveSlot, Seat
 from game import Event, IllegalMove, Match, Move, Rules, View
 from protocol import encode, errors
 from protocol.convert import match_state, turn_for
@@ -60,8 +60,7 @@ class RemoteSeat:
         self.index = index
         self.player = player
         self.name = player.name
-        self._pending: asyncio.Future[Move] | None = None
-        self._move_id: int | None = None
+        self.slot = MoveSlot()
 
     @property
     def listening(self) -> bool:
@@ -73,29 +72,27 @@ class RemoteSeat:
                 self.player.send_bytes(_encoded(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        if mover == self.index:
+            self.slot.open()
+        else:
+            self.slot.close()
         if self.listening:
             self.player.send(turn_for(view(), int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
-        self._pending = asyncio.get_running_loop().create_future()
-        try:
-            return await self._pending
-        finally:
-            self._pending = None
+        return await self.slot.take()
 
     def receive(self, move: Move, msg_id: int | None) -> None:
         """A move arrived from the player."""
-        if self._pending is None or self._pending.done():
+        if not self.slot.offer(move, msg_id):
             self.player.send(Error(errors.NOT_YOUR_TURN, "it is not your turn", msg_id))
-            return
-        self._move_id = msg_id
-        self._pending.set_result(move)
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
-            self.player.send(Ok(id=self._move_id))
+            self.slot.close()
+            self.player.send(Ok(id=self.slot.move_id))
         else:
-            self.player.send(Error(error.code, error.reason, self._move_id))
+            self.player.send(Error(error.code, error.reason, self.slot.move_id))
 
 
 _memo: dict[int, tuple[object, bytes]] = {}
