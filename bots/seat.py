@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
 from game import Event, IllegalMove, Move, View
@@ -30,8 +30,8 @@ class Seat(Protocol):
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         """Someone is to move (maybe this seat); ``view()`` builds this seat's view."""
 
-    async def choose(self, view: View, time_limit: float) -> Move:
-        """This seat's move; may raise ``SeatFailed``."""
+    def choose(self, view: View, time_limit: float) -> Awaitable[Move]:
+        """This seat's move (a coroutine or a future); may raise ``SeatFailed``."""
 
     def verdict(self, error: IllegalMove | None) -> None:
         """The move just chosen was accepted (None) or refused."""
@@ -107,6 +107,7 @@ class MoveSlot:
         waiting = self._waiting
         if waiting is not None and not waiting.done():
             self.move_id = move_id
+            self._waiting = None
             waiting.set_result(move)
             return True
         if self._open and self._early is None:
@@ -117,17 +118,19 @@ class MoveSlot:
 
     def fail(self, error: BaseException) -> bool:
         """Make the waiting ``take`` raise; False when nobody is waiting."""
-        if self._waiting is not None and not self._waiting.done():
-            self._waiting.set_exception(error)
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            self._waiting = None
+            waiting.set_exception(error)
             return True
         return False
 
-    async def take(self) -> Move:
+    def take(self) -> asyncio.Future[Move]:
+        """The move, now (if it came early) or when it comes."""
+        future: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
         if self._early is not None:
-            move, self._early = self._early, None
-            return move
-        self._waiting = asyncio.get_running_loop().create_future()
-        try:
-            return await self._waiting
-        finally:
-            self._waiting = None
+            future.set_result(self._early)
+            self._early = None
+        else:
+            self._waiting = future
+        return future

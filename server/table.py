@@ -74,13 +74,15 @@ class RemoteSeat:
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
             self.slot.open()
+            if self.listening:
+                self.player.send(turn_for(view(), int(time_limit * 1000), mover))
         else:
             self.slot.close()
-        if self.listening:
-            self.player.send(turn_for(view(), int(time_limit * 1000), mover))
+            if self.listening:
+                self.player.send_bytes(self.table.public_turn)
 
-    async def choose(self, view: View, time_limit: float) -> Move:
-        return await self.slot.take()
+    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
+        return self.slot.take()
 
     def receive(self, move: Move, msg_id: int | None) -> None:
         """A move arrived from the player."""
@@ -134,6 +136,7 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
+        self.public_turn = b""
 
     # -- what people see ---------------------------------------------------------
 
@@ -327,7 +330,7 @@ class Table:
             time_limit=time_limit,
             policy=Policy(retry_illegal=True),
             on_events=self._watchers_see,
-            on_turn=self._watchers_hear_turn,
+            on_turn=self._turn_announced,
         )
         self.started_at = time.time()
         self.changed()
@@ -343,10 +346,11 @@ class Table:
                 for event in events:
                     player.send_bytes(_encoded(event.seen_by(None)))
 
-    def _watchers_hear_turn(self, mover: int, time_limit: float) -> None:
-        if not self.spectators or self.match is None:
-            return
+    def _turn_announced(self, mover: int, time_limit: float) -> None:
+        """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
+        assert self.match is not None
         data = encode(turn_for(self.match.view(None), int(time_limit * 1000), mover))
+        self.public_turn = data
         for player in self.spectators:
             if player.connected:
                 player.send_bytes(data)
