@@ -151,3 +151,44 @@ def test_serve_fails_clearly_on_a_busy_port(tmp_path):
         taken.terminate()
         taken.wait(timeout=10)
     assert leastscore("history", "--db", str(tmp_path / "none.sqlite3")).returncode != 0
+
+
+async def test_chat_timeouts_leaving_and_playing_again():
+    from server.config import ServerConfig
+
+    server = Server(ServerConfig(port=0, human_move_time=0.3, bot_delay=0.0, grace_period=5))
+    await server.start()
+    try:
+        ann, bea = await Raw.connect(server.port), await Raw.connect(server.port)
+        await ann.hello("ann")
+        await bea.hello("bea")
+        ann.send({"type": "create", "seats": 3, "rules": {"threshold": 10}, "id": 1})
+        table = (await ann.until("ok", id=1))["table"]
+        bea.send({"type": "join", "table": table, "id": 1})
+        await bea.until("ok", id=1)
+        bea.send({"type": "chat", "text": "good luck", "id": 2})
+        await bea.until("ok", id=2)
+        said = await ann.until("chat")
+        assert said == {"type": "chat", "name": "bea", "text": "good luck", "seat": 1}
+        ann.send({"type": "add_bot", "level": "greedy", "id": 3})
+        await ann.until("ok", id=3)
+        # nobody moves: each of ann's and bea's turns runs out and is played for them
+        auto = await ann.until("played", seat=1, timeout=10)
+        assert auto["auto"] is True
+        # bea leaves for good mid-match: her seat is forfeited, the match goes on
+        bea.send({"type": "leave", "id": 4})
+        await bea.until("ok", id=4)
+        resigned = await ann.until("resigned", timeout=10)
+        assert resigned["seat"] == 1 and "bea left" in resigned["reason"]
+        end = await ann.until("match_end", timeout=60)
+        assert end["standings"][-1]["seat"] == 1
+        # the same table plays again
+        ann.send({"type": "start", "id": 5})
+        await ann.until("ok", id=5)
+        again = await ann.until("match_start")
+        assert again["seats"] == ["ann", "Greedy bot"]
+        ann.send({"type": "leave", "id": 6})
+        await ann.until("ok", id=6)
+        assert table not in server.lobby.tables  # no people left: the table is gone
+    finally:
+        await server.shutdown()
