@@ -57,6 +57,16 @@ class Load:
         self.server_cpu = 0.0
         """The server's CPU use during the window, in cores."""
 
+    async def measure(self, seconds: float, pid: int | None) -> None:
+        """Count for ``seconds``, and the server's CPU use over the same window."""
+        self.counting = True
+        started = time.perf_counter()
+        cpu = cpu_seconds(pid) if pid else 0.0
+        await asyncio.sleep(seconds)
+        self.counting = False
+        self.seconds = time.perf_counter() - started
+        self.server_cpu = (cpu_seconds(pid) - cpu) / self.seconds if pid else 0.0
+
 
 class BotClient(asyncio.Protocol):
     """A fast raw-frame bot: answers its own turns from the ``turn`` message alone."""
@@ -157,13 +167,7 @@ async def play_load(
             {"type": "create", "id": 1, "seats": 4, "name": f"bench {group}", "rules": {}}
         )
     await asyncio.sleep(warmup)
-    load.counting = True
-    started = time.perf_counter()
-    cpu = cpu_seconds(pid) if pid else 0.0
-    await asyncio.sleep(seconds)
-    load.counting = False
-    load.seconds = time.perf_counter() - started
-    load.server_cpu = (cpu_seconds(pid) - cpu) / load.seconds if pid else 0.0
+    await load.measure(seconds, pid)
     for c in clients:
         assert c.transport is not None
         c.transport.close()
@@ -204,13 +208,7 @@ async def echo_load(port: int, connections: int, seconds: float, pid: int | None
         _, client = await loop.create_connection(lambda: EchoClient(load, body), "127.0.0.1", port)
         clients.append(client)
     await asyncio.sleep(0.5)
-    load.counting = True
-    started = time.perf_counter()
-    cpu = cpu_seconds(pid) if pid else 0.0
-    await asyncio.sleep(seconds)
-    load.counting = False
-    load.seconds = time.perf_counter() - started
-    load.server_cpu = (cpu_seconds(pid) - cpu) / load.seconds if pid else 0.0
+    await load.measure(seconds, pid)
     for c in clients:
         assert c.transport is not None
         c.transport.close()
