@@ -20,10 +20,9 @@ from bots.seat import BotSeat
 from bots.tcp import TableChoice, play_over_tcp
 from game import Match, Rules
 from server.app import Server
-from server.config import ServerConfig
-from server.store import Store
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
+from .helpers import bot_run, finished_matches, serving
 
 SDK_BOTS = str(Path(__file__).parent.parent / "programs" / "sdk_bots.py")
 
@@ -34,39 +33,8 @@ def run_command(cls: str, *args: str) -> list[str]:
 
 @pytest.fixture
 async def server(tmp_path) -> AsyncIterator[Server]:
-    srv = Server(
-        ServerConfig(
-            port=0,
-            db=str(tmp_path / "matches.sqlite3"),
-            bot_delay=0.0,
-            bot_move_time=1.0,
-            grace_period=10.0,
-        )
-    )
-    await srv.start()
-    yield srv
-    await srv.shutdown()
-
-
-async def bot_run(*argv: str, timeout: float = 60) -> tuple[int, str]:
-    """Run ``leastscore bot run ...`` as a real subprocess; its status and stderr."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
-    )
-    _, err = await asyncio.wait_for(proc.communicate(), timeout)
-    assert proc.returncode is not None
-    return proc.returncode, err.decode()
-
-
-async def finished_matches(server: Server, count: int) -> list[str]:
-    """The recorded matches, once ``count`` are stored (the store writes on a thread)."""
-    store = Store(server.config.db or "")
-    for _ in range(100):
-        records = [r for r in store.matches() if r.status == "finished"]
-        if len(records) >= count:
-            return [p for r in records for p in r.players]
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"fewer than {count} finished matches were stored")
+    async with serving(tmp_path) as srv:
+        yield srv
 
 
 # -- in-process ------------------------------------------------------------------------
