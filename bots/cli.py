@@ -120,7 +120,7 @@ def new(name: str, lang: str, parent: Path) -> None:
     if lang == "python":
         click.echo(f"  cd {target} && pytest        # two quick matches")
     else:
-        click.echo(f"  cd {target} && npm install && npm test")
+        click.echo(f"  cd {target} && npm ci && npm test")
     click.echo("  then read its README.md")
 
 

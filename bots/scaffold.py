@@ -10,6 +10,8 @@ from typing import Literal
 Language = Literal["python", "js"]
 LANGUAGES: tuple[Language, ...] = ("python", "js")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+RENAMED = {"gitignore": ".gitignore"}
+"""Template files whose real names would hide them from packaging."""
 
 
 def class_name(name: str) -> str:
@@ -36,7 +38,12 @@ def new_bot(name: str, lang: Language, parent: Path) -> Path:
         if not entry.is_file():
             continue
         text = entry.read_text(encoding="utf-8")
-        text = text.replace("__NAME__", name).replace("__CLASS__", class_name(name))
+        for placeholder, value in (
+            ("__NAME__", name),
+            ("__CLASS__", class_name(name)),
+            ("__PACKAGE__", name.lower()),
+        ):
+            text = text.replace(placeholder, value)
         out = entry.name.removesuffix(".tmpl")
-        (target / out).write_text(text, encoding="utf-8")
+        (target / RENAMED.get(out, out)).write_text(text, encoding="utf-8")
     return target
