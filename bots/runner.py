@@ -62,7 +62,8 @@ _TURN_OVER = (Played, Declared, RoundVoid, RoundStarted, MatchStarted, MatchEnde
 
 
 class BotFailed(Exception):
-    """The bot raised, returned something that is not a move, or the host refused it."""
+    """The bot raised, returned something that is not a move, or the host speaks no
+    version the runner does."""
 
 
 def ordinal(n: int) -> str:
@@ -130,7 +131,7 @@ class BotRunner:
     def __init__(
         self,
         bot: Bot,
-        send: Callable[[Message], None],
+        send: Callable[[Message], bool | None],
         *,
         say: Callable[[str], None],
         on_error: OnError = "stop",
@@ -138,7 +139,8 @@ class BotRunner:
         first_id: int = 1,
         matches: int | None = None,
     ) -> None:
-        """``on_error``: what a bot that raises costs. ``stop`` ends the run (over stdio
+        """``send`` returns False when a message could not be sent (a lost connection).
+        ``on_error``: what a bot that raises costs. ``stop`` ends the run (over stdio
         the host then counts a crash and starts the program again); ``continue`` tells
         of it and goes on without that move (the host's clock plays the automatic move).
         ``matches``: stop after this many matches have ended (None: play until told bye).
@@ -165,7 +167,9 @@ class BotRunner:
         self._latest: TurnKey | None = None
         """The turn the host is waiting for, as of the last message that arrived."""
         self._match_no = 0
-        self._answered: set[TurnKey] = set()
+        self._answered: dict[TurnKey, int] = {}
+        """Turns answered, with the connection each answer went out on."""
+        self._connection = 0
         self._sent: dict[int, Move] = {}
         self._async_choose = inspect.iscoroutinefunction(bot.choose)
         self._thread: BotThread | None = None
@@ -207,6 +211,11 @@ class BotRunner:
             await self._handle(message)
         return self.finished
 
+    def new_connection(self) -> None:
+        """The transport is connecting afresh (a resume): moves sent before are lost
+        unless the host's snapshot shows they arrived."""
+        self._connection += 1
+
     def stop(self, why: str) -> None:
         self.finished = self.finished or why
         self._queue.put_nowait(None)
@@ -235,7 +244,11 @@ class BotRunner:
             self.finished = f"the host said bye ({m.reason})"
             return
         elif isinstance(m, State):
-            self._answered.discard(self._key())  # a snapshot mid-turn: answer it afresh
+            # A snapshot on a new connection still waiting for a move sent on an
+            # old one: that move was lost with the old connection, so answer again.
+            key = self._key()
+            if self._answered.get(key, self._connection) < self._connection:
+                del self._answered[key]
         elif isinstance(m, Welcome):
             self.welcome.set()
         if self.finished is None and self.tracker.my_turn and isinstance(m, Turn | State):
@@ -287,7 +300,7 @@ class BotRunner:
         key = self._key()
         if key in self._answered:
             return
-        self._answered.add(key)
+        self._answered[key] = self._connection
         view = self.deal.view(self.tracker.view())
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -305,9 +318,12 @@ class BotRunner:
                 f"{loop.time() - started:.2f} s and the table had moved on without it"
             )
             return
+        if self.send(message) is False:
+            del self._answered[key]  # lost: a snapshot on the next connection asks again
+            return
+        self._answered[key] = self._connection  # the connection it went out on
         self._sent[msg_id] = move
         self.moves += 1
-        self.send(message)
 
     async def _choose(self, view: BotView) -> Any:
         choose: Callable[[BotView], Any] = self.bot.choose

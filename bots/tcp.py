@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from .net import Connection, ConnectionClosed, ServerError
 from .runner import BotFailed, BotRunner
 
 CLIENT = f"leastscore-sdk/{__version__} (tcp)"
+Say = Callable[[str], None]
 MOVE_IDS = 1_000_000
 """Move ids start here, far from the ids of the connection's own requests."""
 
@@ -55,9 +57,16 @@ async def play_over_tcp(
 
     conn = Connection(host, port, name, bot=True, client=CLIENT)
 
-    def send(message: Message) -> None:
-        with contextlib.suppress(ConnectionClosed):  # the move is lost: resume will tell
+    resuming = False
+
+    def send(message: Message) -> bool:
+        if resuming:  # nothing may go out before the new connection's hello
+            return False
+        try:
             conn.send(message)
+        except ConnectionClosed:
+            return False
+        return True
 
     runner = BotRunner(bot, send, say=say, on_error="continue", first_id=MOVE_IDS, matches=matches)
     conn.on_message = runner.feed
@@ -92,7 +101,10 @@ async def play_over_tcp(
             if runner.host_left:
                 break  # the server said bye and closed: the runner finishes on its own
             say(f"connection lost ({conn.close_reason or 'closed'}): resuming")
-            if not await _resume(conn, resume_for, say):
+            resuming = True
+            resumed = await _resume(conn, runner, resume_for, say)
+            resuming = False
+            if not resumed:
                 runner.stop("the connection was lost")
         await playing
     except BotFailed as e:  # pragma: no cover - "continue" never raises
@@ -113,7 +125,7 @@ async def play_over_tcp(
     return 1 if runner.refused or runner.late or runner.errors else 0
 
 
-async def _sit(conn: Connection, where: TableChoice, say: Any) -> None:
+async def _sit(conn: Connection, where: TableChoice, say: Say) -> None:
     if where.create:
         ok = await conn.request(
             Create(
@@ -136,7 +148,7 @@ async def _sit(conn: Connection, where: TableChoice, say: Any) -> None:
         say(f"sitting at table {where.table}, seat {getattr(ok, 'seat', '?')}")
 
 
-async def _start(conn: Connection, say: Any) -> None:
+async def _start(conn: Connection, say: Say) -> None:
     """The creator starts the next match at its table."""
     try:
         await conn.request(Start())
@@ -144,12 +156,13 @@ async def _start(conn: Connection, say: Any) -> None:
         say(f"could not start the next match: {e}")
 
 
-async def _resume(conn: Connection, resume_for: float, say: Any) -> bool:
+async def _resume(conn: Connection, runner: BotRunner, resume_for: float, say: Say) -> bool:
     """Reconnect with the token until it works or ``resume_for`` seconds have passed."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + resume_for
     pause = 0.2
     while loop.time() < give_up:
+        runner.new_connection()
         try:
             await conn.connect(resume=True, timeout=min(10.0, max(1.0, give_up - loop.time())))
         except ServerError as e:

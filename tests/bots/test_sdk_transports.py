@@ -6,6 +6,7 @@ Every test here uses real subprocesses and real sockets on 127.0.0.1 only.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,13 +17,15 @@ from bots import GreedyBot
 from bots.local import play_match, play_match_async
 from bots.program import ProgramSeat
 from bots.referee import Policy, Referee
+from bots.sdk import BotView, Move
 from bots.seat import BotSeat
 from bots.tcp import TableChoice, play_over_tcp
-from game import Match, Rules
+from game import Declared, Match, Played, Rules
 from server.app import Server
+from server.store import Store
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
-from .helpers import bot_run, finished_matches, serving
+from .helpers import bot_run, finished_matches, serving, wait_for
 
 SDK_BOTS = str(Path(__file__).parent.parent / "programs" / "sdk_bots.py")
 
@@ -176,20 +179,52 @@ async def test_tcp_two_sdk_bots_meet_at_one_table(server: Server) -> None:
     assert sorted(await finished_matches(server, 1)) == sorted(["watcher", "Greedy bot", "thinker"])
 
 
-async def test_tcp_a_dropped_connection_is_resumed(server: Server, capsys) -> None:
-    bot = Watcher()
+class Interrupted(Watcher):
+    """Stops at its third move until the test has cut its connection."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.at_gate = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def choose(self, view: BotView) -> Move:  # type: ignore[override]
+        if self.views == 2 and not self.gate.is_set():
+            self.at_gate.set()
+            await self.gate.wait()
+        return super().choose(view)
+
+
+@pytest.mark.parametrize("answer", ["before resuming", "after resuming"])
+async def test_tcp_a_dropped_connection_is_resumed_mid_turn(
+    server: Server, capsys, answer: str
+) -> None:
+    """The bot's answer is lost with the connection (the snapshot asks again), or it
+    goes out on the new one after the snapshot (it is not asked twice)."""
+    bot = Interrupted()
     where = TableChoice(create=True, seats=3, bots=["greedy", "greedy"], rules={"threshold": 40})
     playing = asyncio.ensure_future(play_over_tcp(bot, "127.0.0.1", server.port, where))
-    while bot.views < 3:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(bot.at_gate.wait(), 30)
     (player,) = [p for p in server.lobby.players if p.name == "watcher"]
-    assert player.conn is not None and player.conn.transport is not None
-    player.conn.transport.abort()  # the network drops it: no goodbye
+    old = player.conn
+    assert old is not None and old.transport is not None
+    old.transport.abort()  # the network drops it mid-turn: no goodbye
+    if answer == "after resuming":
+        await wait_for(lambda: player.conn is not old and player.connected)
+        await asyncio.sleep(0.05)  # the snapshot is on its way
+    else:
+        await wait_for(lambda: old.closed)
+    bot.gate.set()
     code = await asyncio.wait_for(playing, 60)
     said = capsys.readouterr().err
     assert "connection lost" in said and "resumed" in said
     assert code == 0, said
-    assert bot.views > 3
+    # Every move the runner sent was played, once: none lost, none sent twice.
+    await finished_matches(server, 1)
+    log = Store(server.config.db or "").log(Store(server.config.db or "").matches()[0].id)
+    assert log is not None
+    moved = [e for e in log if isinstance(e, Played | Declared) and e.seat == 0]
+    sent = int(re.search(r"(\d+) moves", said).group(1))  # type: ignore[union-attr]
+    assert sent == len([e for e in moved if not getattr(e, "auto", False)]), said
 
 
 async def test_tcp_faults_are_reported_and_the_match_goes_on(server: Server) -> None:
