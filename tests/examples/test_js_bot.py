@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from bots import GreedyBot
+from bots.net import Connection
 from bots.scaffold import new_bot
+from bots.view import BotView
+from game import MatchEnded
+from protocol.convert import move_to_wire
+from protocol.messages import Join, Turn
 from server.app import Server
 
 from ..bots.helpers import bot_run, finished_matches, serving, wait_for
@@ -124,30 +130,46 @@ async def test_it_joins_a_python_bot_s_table(js_bot: Path, server: Server) -> No
 
 
 async def test_it_resumes_after_a_dropped_connection(js_bot: Path, server: Server) -> None:
+    """The test plays the third seat itself, so the match waits while the bot is cut off;
+    the test moves at once, so the bot's turn usually comes while it is away and it
+    answers from the snapshot it gets when it resumes."""
     assert NODE is not None
     proc = await asyncio.create_subprocess_exec(
         *node(
             "--server",
             f"127.0.0.1:{server.port}",
             "--create",
+            "--seats",
+            "3",
             "--bots",
-            "greedy,greedy",
+            "greedy",
             "--threshold",
-            "40",
+            "30",
         ),
         stderr=asyncio.subprocess.PIPE,
     )
+    me = await Connection.open("127.0.0.1", server.port, "tester", bot=True)
     try:
-
-        def playing() -> bool:
-            return any(t.match is not None and t.match.turn >= 3 for t in server.lobby.tables.values())
-
-        await wait_for(playing)
-        (player,) = [p for p in server.lobby.players if p.name == "js-counter"]
-        assert player.conn is not None and player.conn.transport is not None
-        player.conn.transport.abort()  # the network drops it: no goodbye
+        await wait_for(lambda: bool(server.lobby.tables))
+        (table,) = server.lobby.tables
+        await me.request(Join(table=table))
+        (js,) = [p for p in server.lobby.players if p.name == "js-counter"]
+        player = GreedyBot()
+        moves = 0
+        while True:
+            message = await asyncio.wait_for(me.inbox.get(), 30)
+            if isinstance(message, MatchEnded):
+                break
+            if isinstance(message, Turn) and message.seat == me.tracker.you:
+                moves += 1
+                if moves == 3:
+                    old = js.conn
+                    assert old is not None and old.transport is not None
+                    old.transport.abort()  # the network drops it: no goodbye
+                await me.request(move_to_wire(player.choose(BotView.of(me.tracker.view()))))
         _, err = await asyncio.wait_for(proc.communicate(), 60)
     finally:
+        await me.close()
         if proc.returncode is None:
             proc.kill()
             await proc.wait()

@@ -336,7 +336,8 @@ export class BotClient {
     this.nextId = 1;
     this.pending = new Map(); // id -> { resolve, reject }
     this.moves = new Map(); // id -> the move sent
-    this.answered = new Set();
+    this.answered = new Map(); // turn -> the connection its answer went out on
+    this.connection = 0;
     this.latest = null; // the turn the host waits for, as of the last message that arrived
     this.onMatchEnd = null;
     this.matchesEnded = 0;
@@ -378,7 +379,12 @@ export class BotClient {
       this.answered.clear();
       this.bot.reset?.();
     }
-    if (m.type === "state") this.answered.delete(this.#key()); // a snapshot mid-turn: answer afresh
+    if (m.type === "state") {
+      // A snapshot on a new connection still waiting for a move sent on an old one:
+      // that move was lost with the old connection, so answer again.
+      const key = this.#key();
+      if ((this.answered.get(key) ?? this.connection) < this.connection) this.answered.delete(key);
+    }
     this.table.apply(m);
     if (m.type === "error" && !reply) this.log(`the server says ${m.code}: ${m.message}`);
     if (m.type === "error" && this.moves.has(m.id)) {
@@ -407,7 +413,7 @@ export class BotClient {
   async #move() {
     const key = this.#key();
     if (this.answered.has(key)) return;
-    this.answered.add(key);
+    this.answered.set(key, this.connection);
     const started = Date.now();
     const move = await this.bot.choose(this.table.view());
     const id = this.nextId++;
@@ -416,8 +422,17 @@ export class BotClient {
       this.log(`too slow: the move took ${Date.now() - started} ms and the table moved on`);
       return;
     }
+    if (this.send(message) === false) {
+      this.answered.delete(key); // lost: the snapshot on the next connection asks again
+      return;
+    }
+    this.answered.set(key, this.connection); // the connection it went out on
     this.moves.set(id, move);
-    this.send(message);
+  }
+
+  /** The transport is connecting afresh (a resume). */
+  newConnection() {
+    this.connection += 1;
   }
 
   #failed(error) {
@@ -497,9 +512,16 @@ export async function runTcp(bot, options) {
   const name = options.name ?? bot.name ?? "js-bot";
   const log = (text) => console.error(`[${name}] ${text}`);
   let socket = null;
-  const client = new BotClient(bot, { send: (m) => socket?.write(frame(m)), log, matches });
+  const send = (m) => {
+    if (!socket || socket.destroyed || !socket.writable) return false;
+    socket.write(frame(m));
+    return true;
+  };
+  const client = new BotClient(bot, { send, log, matches });
 
   const attach = async (token) => {
+    client.newConnection();
+    socket = null; // nothing goes out before the new connection's hello
     socket = await connect(host, port);
     const reader = new FrameReader();
     socket.on("data", (chunk) => {
