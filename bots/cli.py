@@ -44,7 +44,11 @@ def bot() -> None:
 @click.option("--bots", "levels", multiple=True, metavar="LEVEL,...", help="Built-ins to add.")
 @click.option("--threshold", type=click.IntRange(1), help="A new table's threshold.")
 @click.option("--token", help="Resume token a host gave this bot (tournament remote entrants).")
-@click.option("--matches", default=1, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--matches",
+    type=click.IntRange(1),
+    help="Matches to play [1; with --token: until the host says bye].",
+)
 @click.option("--name", help="The name to play under [the class's name].")
 @click.option("--seed", type=int, help="Passed to the bot's constructor if it takes one.")
 def run(
@@ -57,7 +61,7 @@ def run(
     levels: tuple[str, ...],
     threshold: int | None,
     token: str | None,
-    matches: int,
+    matches: int | None,
     name: str | None,
     seed: int | None,
 ) -> None:
@@ -95,6 +99,8 @@ def run(
     )
     if create and len(bots) >= where.seats:
         raise click.UsageError(f"{len(bots)} bots do not leave a seat free at {where.seats} seats")
+    if matches is None and token is None:
+        matches = 1
     sys.exit(asyncio.run(play_over_tcp(player, host, port, where, name=name, matches=matches)))
 
 

@@ -46,10 +46,11 @@ async def play_over_tcp(
     where: TableChoice,
     *,
     name: str | None = None,
-    matches: int = 1,
+    matches: int | None = 1,
     resume_for: float = 60.0,
 ) -> int:
-    """Play ``matches`` matches at a table; the exit status (0: played, no faults)."""
+    """Play ``matches`` matches at a table (None: until the host says bye); the exit
+    status (0: every match played, no faults)."""
     name = (name or bot.name)[:32]
 
     def say(text: str) -> None:
@@ -84,7 +85,7 @@ async def play_over_tcp(
     if where.create:
 
         def next_match(end: object) -> None:
-            if runner.matches_ended < matches:
+            if matches is None or runner.matches_ended < matches:
                 task = asyncio.ensure_future(_start(conn, say))
                 starting.add(task)
                 task.add_done_callback(starting.discard)
@@ -120,7 +121,7 @@ async def play_over_tcp(
         f"{runner.matches_ended} match(es) played; {runner.moves} moves, "
         f"{runner.refused} refused, {runner.late} too late, {runner.errors} errors"
     )
-    if runner.matches_ended < matches:
+    if matches is not None and runner.matches_ended < matches:
         return 1
     return 1 if runner.refused or runner.late or runner.errors else 0
 

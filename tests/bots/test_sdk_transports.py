@@ -15,12 +15,14 @@ import pytest
 
 from bots import GreedyBot
 from bots.local import play_match, play_match_async
+from bots.net import Connection
 from bots.program import ProgramSeat
 from bots.referee import Policy, Referee
 from bots.sdk import BotView, Move
 from bots.seat import BotSeat
 from bots.tcp import TableChoice, play_over_tcp
 from game import Declared, Match, Played, Rules
+from protocol.messages import AddBot, Create
 from server.app import Server
 from server.store import Store
 
@@ -225,6 +227,28 @@ async def test_tcp_a_dropped_connection_is_resumed_mid_turn(
     moved = [e for e in log if isinstance(e, Played | Declared) and e.seat == 0]
     sent = int(re.search(r"(\d+) moves", said).group(1))  # type: ignore[union-attr]
     assert sent == len([e for e in moved if not getattr(e, "auto", False)]), said
+
+
+async def test_tcp_a_bot_takes_over_a_player_with_its_token(server: Server) -> None:
+    """How a host hands a seat to a bot (a tournament's remote entrant): a token."""
+    seated = await Connection.open("127.0.0.1", server.port, "entrant", bot=True)
+    await seated.request(Create(name="hall", seats=2, rules={"threshold": 20}))
+    await seated.request(AddBot(level="greedy"))  # the table is full: the match starts
+    token = seated.tracker.token
+    assert token
+    await seated.close()
+    code, said = await bot_run(
+        *run_command("Watcher"),
+        "--server",
+        f"127.0.0.1:{server.port}",
+        "--token",
+        token,
+        "--matches",
+        "1",
+    )
+    assert code == 0, said
+    assert "1 match(es) played" in said
+    assert "entrant" in await finished_matches(server, 1)
 
 
 async def test_tcp_faults_are_reported_and_the_match_goes_on(server: Server) -> None:
