@@ -50,7 +50,6 @@ class Terminal:
             TERM="xterm-256color",
             LANG="C.UTF-8",
             LC_ALL="C.UTF-8",
-            PROMPT_TOOLKIT_NO_CPR="1",  # a pty answers no cursor-position requests
             PYTHONUNBUFFERED="1",
         )
         environ.update(env or {})
@@ -63,8 +62,10 @@ class Terminal:
             encoding="utf-8",
             codec_errors="replace",
         )
+        self.rows = rows
         self.raw = ""
         self.pos = 0
+        self._answered = 0
 
     @property
     def text(self) -> str:
@@ -78,6 +79,10 @@ class Terminal:
             pass
         except pexpect.EOF:
             return False
+        asked = self.raw.count("\x1b[6n")
+        while self._answered < asked:  # answer as a terminal does: the cursor is at the bottom
+            self.child.send(f"\x1b[{self.rows};1R")
+            self._answered += 1
         return True
 
     def expect(self, pattern: str, timeout: float = 60) -> re.Match[str]:

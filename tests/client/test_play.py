@@ -49,6 +49,8 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
             continue
         local.pos = found.start()
         hand, open_cards, line = local.my_turn()
+        # The status line at the bottom: whose turn it is and the time left.
+        local.expect(r"Round \d+ · deck \d+ · YOUR TURN: \d+ s left")
         turns += 1
         total = sum(value(c) for c in hand)
         if "You may declare" in line and total <= 5:
@@ -121,9 +123,12 @@ def _hint_then_declare(local: Terminal) -> None:
 
 
 def test_plain_output_is_ascii_without_colour() -> None:
-    term = Terminal(*LOCAL, "--plain", "--threshold", "15")
+    term = Terminal("--local", "--plain", "--bot-delay", "0.3", "--name", "Ann")
     try:
+        # Bots that take their time: the status line says whose turn it is, and the time left.
+        term.expect(r"Round 1 - deck \d+ - Greedy bot( \(\d\))? to move \(\d+ s\)")
         hand, _, _ = term.my_turn()
+        term.expect(r"Round 1 - deck \d+ - YOUR TURN: \d+ s left - hint, help")
         term.type("help")
         term.expect(r"How to play")
         term.expect(r"flush")
