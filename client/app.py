@@ -180,7 +180,9 @@ class Client:
         if line is not None:
             self.show(line)
         if isinstance(m, Declared):
-            self.show(screen.reveal(m, screen.names_of(t), t.you, look))
+            self.show(screen.reveal(m, screen.names_of(t), t.you, look, t.round))
+            if t.you is not None and t.you in m.eliminated:
+                self.show("You are out of this match; you can watch it to the end, or quit.")
         elif isinstance(m, MatchEnded):
             self.show(screen.standings(m, screen.names_of(t), t.you, look))
             self.show(self._after_match())

@@ -7,6 +7,7 @@ import getpass
 import logging
 import os
 import sys
+from dataclasses import dataclass
 
 import click
 
@@ -81,6 +82,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--bot-delay", default=0.8, show_default=True, type=click.FloatRange(0), help="--local."
 )
 @click.option("--plain", is_flag=True, help="ASCII only, no colour.")
+@click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
 def play(
     address: str,
     name: str | None,
@@ -91,29 +93,34 @@ def play(
     move_time: float,
     bot_delay: float,
     plain: bool,
+    retry_for: float,
 ) -> None:
     """Play Least Score in the terminal."""
+    target: tuple[str, int] | LocalTable
     if local:
-        target = None
+        target = LocalTable(bots, level, threshold, move_time, bot_delay)
     else:
         try:
             target = parse_address(address)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--server") from None
     player = (name or default_name()).strip()[:32] or "player"
-    code = asyncio.run(_play(target, player, plain, bots, level, threshold, move_time, bot_delay))
-    sys.exit(code)
+    sys.exit(asyncio.run(_play(target, player, plain, retry_for)))
+
+
+@dataclass(frozen=True)
+class LocalTable:
+    """A table on a server inside this program, filled with built-in bots."""
+
+    bots: int
+    level: str
+    threshold: int
+    move_time: float
+    bot_delay: float
 
 
 async def _play(
-    target: tuple[str, int] | None,
-    name: str,
-    plain: bool,
-    bots: int,
-    level: str,
-    threshold: int,
-    move_time: float,
-    bot_delay: float,
+    target: tuple[str, int] | LocalTable, name: str, plain: bool, retry_for: float
 ) -> int:
     from bots.net import Connection, ConnectionClosed, ServerError
     from leastscore import __version__
@@ -125,7 +132,8 @@ async def _play(
     from .terminal import LineTerminal, PromptTerminal, Terminal
 
     server = None
-    if target is None:
+    local = target if isinstance(target, LocalTable) else None
+    if local is not None:
         from server.app import Server
         from server.config import ServerConfig
 
@@ -137,14 +145,15 @@ async def _play(
                 host="127.0.0.1",
                 port=0,
                 db=None,
-                bot_delay=bot_delay,
-                human_move_time=move_time,
+                bot_delay=local.bot_delay,
+                human_move_time=local.move_time,
                 idle_timeout=24 * 3600,
             )
         )
         await server.start()
         host, port = "127.0.0.1", server.port
     else:
+        assert not isinstance(target, LocalTable)
         host, port = target
     where = f"{host}:{port}"
     try:
@@ -184,19 +193,21 @@ async def _play(
         term: Terminal = (
             PromptTerminal(look, status, prompt, options) if tty else LineTerminal(look, status)
         )
-        client = Client(conn, term, leave_on_quit=server is None)
+        client = Client(conn, term, retry_for=retry_for, leave_on_quit=server is None)
 
         async def sit_down_with_bots() -> None:
+            assert local is not None
+            n = local.bots
             client.show(
-                f"Least Score: you against {bots} {level} bot{'s' if bots > 1 else ''}, "
-                f"out above {threshold} points. The lowest hand wins. Type help at any time."
+                f"Least Score: you against {n} {local.level} bot{'s' if n > 1 else ''}, "
+                f"out above {local.threshold} points. The lowest hand wins. Type help at any time."
             )
-            rules = {"threshold": threshold}
+            rules = {"threshold": local.threshold}
             client.muted = True
             try:
-                await conn.request(Create(name="Practice", seats=bots + 1, rules=rules))
-                for _ in range(bots):
-                    await conn.request(AddBot(level=level))  # the last fills the table: it starts
+                await conn.request(Create(name="Practice", seats=n + 1, rules=rules))
+                for _ in range(n):
+                    await conn.request(AddBot(level=local.level))  # the last one starts the match
             finally:
                 client.muted = False
 
@@ -208,7 +219,7 @@ async def _play(
             client.show(tables_list(reply.tables, look))
             client.show("Type create to open a table, join ID to sit down, help for more.")
 
-        return await client.run(sit_down_with_bots if server is not None else lobby)
+        return await client.run(sit_down_with_bots if local is not None else lobby)
     finally:
         if server is not None:
             await server.shutdown()

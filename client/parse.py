@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from game import Card, Declare, Play, Rules, explain_discard, parse_card
-from game.cards import NAMES
+from game.cards import NAMES, RANK
 from game.rules import STANDARD
 
 
@@ -236,8 +236,13 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
                 f"Put down a card from your hand too, then take {_names(cards)}: "
                 f"like {mine} take {NAMES[cards[-1]]}."
             )
-        if len(strangers) == 1 and len(cards) > 1:
-            take = strangers[0]  # the one card not in the hand is what to take
+        stranger = strangers[0] if len(strangers) == 1 else None
+        if (
+            stranger is not None
+            and len(cards) > 1
+            and (stranger in ctx.open or stranger == cards[-1])
+        ):
+            take = stranger  # the one card not in the hand is what to take
             cards.remove(take)
         elif not strangers:
             reason = explain_discard(cards, ctx.rules)
@@ -262,7 +267,13 @@ def _checked(cards: list[Card], take: Card | None, ctx: Context | None) -> Play:
     if ctx is not None:
         for c in cards:
             if c not in ctx.hand:
-                where = " (it is an open card)" if c in ctx.open else ""
+                alike = [NAMES[h] for h in ctx.hand if RANK[h] == RANK[c]]
+                if c in ctx.open:
+                    where = " (it is an open card)"
+                elif alike:
+                    where = f" (you hold {' '.join(alike)})"
+                else:
+                    where = ""
                 raise ParseError(f"You do not hold {NAMES[c]}{where}.")
         reason = explain_discard(cards, ctx.rules)
         if reason is not None:

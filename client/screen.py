@@ -293,17 +293,24 @@ def players(tracker: Tracker, look: Look) -> Table:
 
 def _groups(tracker: Tracker, look: Look) -> Text | None:
     """The multi-card groups in the hand: what a newcomer most easily misses."""
-    found = [g for g in legal_discards(tracker.hand, tracker.rules) if len(g) > 1]
-    if not found:
+    # Groups alike (the pairs among three 9s, runs that differ by a suit) are told once.
+    alike: dict[tuple[str, tuple[int, ...]], set[Card]] = {}
+    for g in legal_discards(tracker.hand, tracker.rules):
+        if len(g) > 1:
+            key = (_kind(g), tuple(sorted(RANK[c] for c in g)))
+            alike.setdefault(key, set()).update(g)
+    if not alike:
         return None
     out = Text("Groups  ", style="dim" if look.color else "")
-    for i, g in enumerate(found[:4]):
+    for i, ((kind, ranks), union) in enumerate(alike.items()):
         if i:
             out.append(look.dot)
-        out.append_text(cards(g, look))
-        out.append(f" {_kind(g)}")
-    if len(found) > 4:
-        out.append(f"{look.dot}{len(found) - 4} more")
+        if len(union) == len(ranks):
+            out.append_text(cards(sorted(union), look))
+            out.append(f" {kind}")
+        else:
+            out.append(f"{kind} from ")
+            out.append_text(cards(sorted(union), look))
     return out
 
 
@@ -371,8 +378,8 @@ def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
         example = NAMES[high] if high is not None else "KS"
         opened = NAMES[tracker.open[0]] if tracker.open else "8S"
         out.append(
-            f"\nType the cards to put down, then deck or an open card to take: "
-            f"{example} deck, or {example} {opened}. Also: declare, hint, help."
+            f"\nType the cards to put down, then deck or an open card to take, "
+            f"like {example} deck or {example} {opened}. Also: declare, hint, help."
         )
     return out
 
@@ -380,10 +387,12 @@ def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
 # -- the end of a round and of a match ---------------------------------------------------
 
 
-def reveal(event: Declared, names: Sequence[str], me: int | None, look: Look) -> Table:
+def reveal(
+    event: Declared, names: Sequence[str], me: int | None, look: Look, round: int = 0
+) -> Table:
     """Every hand at a declaration: totals, round scores, match scores, who is out."""
     grid = Table(
-        title="The hands",
+        title=f"The hands of round {round}" if round else "The hands",
         title_justify="left",
         box=look.box,
         show_header=True,

@@ -135,7 +135,7 @@ class LineTerminal:
         if line is None:
             self._lines.put_nowait(None)
             raise EOFError
-        return line
+        return line or default  # an empty line takes what a prompt would have filled in
 
     def show(self, renderable: RenderableType) -> None:
         sys.stdout.write(render(renderable, self.look, _width()))

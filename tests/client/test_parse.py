@@ -148,6 +148,8 @@ def test_bots() -> None:
         ("ks 9h", "9H is not an open card; the open cards are 8S 9S"),
         ("ks qs", "QS is not an open card"),
         ("qs jh deck", "You do not hold"),
+        ("kd 8s", "You do not hold KD \\(you hold KS\\)"),
+        ("kd 7h", "You do not hold KD \\(you hold KS\\)"),
         ("ks 7h deck", "not a single card, a pair"),
         ("ks 7h", "not a single card, a pair.*and then take"),
         ("7h 7d ks deck", "three|not a single card"),

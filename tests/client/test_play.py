@@ -220,6 +220,20 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
             term.kill()
 
 
+def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
+    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retry-for", "2")
+    try:
+        term.expect(r"No tables yet")
+        server.stop()  # a clean shutdown: it says goodbye first
+        term.expect(r"The server says goodbye: the server is shutting down\.")
+        term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
+        term.expect(rf"The server at 127\.0\.0\.1:{server.port} did not come back; giving up\.")
+        assert term.finish() == 1
+        assert "Traceback" not in term.text
+    finally:
+        term.kill()
+
+
 def test_a_server_that_is_not_there_gets_one_clear_sentence() -> None:
     port = free_port()
     term = Terminal("--server", f"127.0.0.1:{port}")

@@ -19,7 +19,7 @@ from client.screen import (
     tables_list,
     turn_line,
 )
-from game import Declared, Match, MatchEnded, Play, Rules, Standing
+from game import Declared, Match, MatchEnded, Play, Rules, Standing, parse_cards
 from game.cards import NAMES
 from protocol.convert import match_state
 from protocol.messages import Chat, PlayerLeft, SeatInfo, State, TableInfo
@@ -203,3 +203,14 @@ def _ctx(tracker: Tracker) -> object:
     from client.parse import Context
 
     return Context(tracker.hand, tracker.open, tracker.rules, tracker.can_draw)
+
+
+def test_groups_in_the_hand_are_told_once_each() -> None:
+    tracker = tracker_of(started(), 0)
+    tracker.hand = tuple(sorted(parse_cards("3C 3D 4S 5C 9H")))
+    text = plain(table_view(tracker, PLAIN))
+    assert "Groups  3C 3D pair - run from 3C 3D 4S 5C" in text
+    tracker.hand = tuple(sorted(parse_cards("9C 9D 9S 2C KH")))
+    assert "Groups  pair from 9C 9D 9S" in plain(table_view(tracker, PLAIN))
+    tracker.hand = tuple(sorted(parse_cards("2C 7C 9C JC KH")))
+    assert "Groups" not in plain(table_view(tracker, PLAIN))
