@@ -152,7 +152,7 @@ class Client:
             return
         if isinstance(m, TableChanged):
             seated = tuple(p.name for p in m.table.players)
-            told = self._seated and not self.muted and not t.in_match
+            told = self._seated and not self.muted and (not t.in_match or t.over)
             if told and not m.table.playing and seated != self._seated:
                 self.show(screen.seating(m.table, t.you, look))
             self._seated = seated

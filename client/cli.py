@@ -66,20 +66,40 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
 )
 @click.option("--name", default=None, help="Your name at the table (default: your login).")
 @click.option("--local", is_flag=True, help="Play against bots on a server inside this program.")
-@click.option("--bots", default=3, show_default=True, type=click.IntRange(1, 7), help="--local.")
-@click.option("--level", default="greedy", show_default=True, callback=_level, help="--local bots.")
+@click.option(
+    "--bots",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 7),
+    help="With --local: how many bots.",
+)
+@click.option(
+    "--level",
+    default="greedy",
+    show_default=True,
+    callback=_level,
+    help="With --local: the bots' level.",
+)
 @click.option(
     "--threshold",
     default=100,
     show_default=True,
     type=click.IntRange(1),
-    help="--local: out above.",
+    help="With --local: a player above this many points is out.",
 )
 @click.option(
-    "--move-time", default=60.0, show_default=True, type=click.FloatRange(1), help="--local."
+    "--move-time",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(1),
+    help="With --local: seconds you have for a move.",
 )
 @click.option(
-    "--bot-delay", default=0.8, show_default=True, type=click.FloatRange(0), help="--local."
+    "--bot-delay",
+    default=0.8,
+    show_default=True,
+    type=click.FloatRange(0),
+    help="With --local: seconds a bot waits before it moves.",
 )
 @click.option("--plain", is_flag=True, help="ASCII only, no colour.")
 @click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)

@@ -117,9 +117,7 @@ def card(c: Card | str, look: Look) -> Text:
     """One card: ``10♥`` in red on a colour terminal, ``TH`` in plain ASCII."""
     name = c if isinstance(c, str) else NAMES[c]
     rank, suit = name[0], name[1]
-    if not look.unicode:
-        return Text(name, style="bold" if look.color else "")
-    shown = ("10" if rank == "T" else rank) + _SYMBOL[suit]
+    shown = ("10" if rank == "T" else rank) + _SYMBOL[suit] if look.unicode else name
     if not look.color:
         return Text(shown)
     return Text(shown, style="bold red" if suit in _RED else "bold")

@@ -94,9 +94,8 @@ def test_a_redraw_tells_the_last_moves_in_words() -> None:
     tracker = tracker_of(match, 0)
     text = plain(table_view(tracker, PLAIN, moves=5))
     assert "Last moves" in text
-    first = match.log[2]
-    assert isinstance(first, Play | object)
-    assert re.search(r"(Bea|Cy|You|Ann) discarded \w\w.* and drew from the deck", text)
+    lines = re.findall(r"(Bea|Cy|You|Ann) discarded \w\w.* and drew from the deck", text)
+    assert len(lines) == 2
 
 
 def test_a_spectator_sees_no_hand() -> None:
