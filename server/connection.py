@@ -40,6 +40,7 @@ class Connection(asyncio.Protocol):
         self._handshake: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
         self.last_seen = 0.0
+        self._out: list[bytes] = []
 
     # -- asyncio callbacks ----------------------------------------------------
 
@@ -147,10 +148,19 @@ class Connection(asyncio.Protocol):
         self.send_bytes(encode(message))
 
     def send_bytes(self, data: bytes) -> None:
-        transport = self.transport
-        if self.closed or transport is None:
+        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
+        if self.closed:
             return
-        transport.write(data)
+        if not self._out:
+            self.server.loop.call_soon(self._flush)
+        self._out.append(data)
+
+    def _flush(self) -> None:
+        transport = self.transport
+        out, self._out = self._out, []
+        if self.closed or transport is None or transport.is_closing():
+            return
+        transport.write(out[0] if len(out) == 1 else b"".join(out))
         if transport.get_write_buffer_size() > self.server.config.send_limit:
             log.info("%s reads too slowly: cut off", self.peer)
             self.closed = True
@@ -172,6 +182,7 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.closed:
             return
+        self._flush()  # what was queued (a last error, a goodbye) still goes out
         self.closed = True
         self._cancel_timers()
         if self.transport is not None:

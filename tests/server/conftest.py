@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import struct
 from collections.abc import AsyncIterator
 from typing import Any
@@ -73,6 +72,15 @@ class Raw:
             if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
                 return message
 
+    async def until_any(self, kinds: set[str], timeout: float = 10.0) -> dict[str, Any]:
+        """Read until a message of one of ``kinds`` arrives; return it."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.01, end - loop.time()))
+            if message["type"] in kinds:
+                return message
+
     async def closed(self, timeout: float = 5.0) -> bool:
         """True once the server has closed the connection."""
         try:
@@ -94,7 +102,25 @@ class Raw:
         self.writer.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+async def raw_player(client: Raw) -> dict[str, Any]:
+    """Play until the match ends: the last legal group, from the deck; declare at 4 or less."""
+    from game.cards import BY_NAME, VALUE
+
+    next_id = 100
+    while True:
+        message = await client.until_any({"turn", "match_end"}, timeout=30)
+        if message["type"] == "match_end":
+            return message
+        if "hand" not in message:
+            continue
+        next_id += 1
+        total = sum(VALUE[BY_NAME[c]] for c in message["hand"])
+        if message["can_declare"] and total <= 4:
+            client.send({"type": "declare", "id": next_id})
+        else:
+            take = "deck" if message["can_draw"] else message["open"][0]
+            client.send(
+                {"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take}
+            )
+        reply = await client.until_any({"ok", "error"}, timeout=10)
+        assert reply == {"type": "ok", "id": next_id}, reply

@@ -18,11 +18,11 @@ from game import (
     RoundStarted,
     RoundVoid,
 )
-from game.cards import BY_NAME, NAMES, VALUE
+from game.cards import NAMES
 from server.app import Server
 from server.store import Store
 
-from .conftest import Raw
+from .conftest import Raw, raw_player
 
 EVENT_TYPES = {
     "match_start",
@@ -34,42 +34,6 @@ EVENT_TYPES = {
     "resigned",
     "match_end",
 }
-
-
-async def raw_player(client: Raw, seat_moves: list[int] | None = None) -> dict[str, Any]:
-    """Play until the match ends: the last legal group, from the deck; declare at 4 or less."""
-    next_id = 100
-    while True:
-        message = await client.until_any({"turn", "match_end"}, timeout=30)
-        if message["type"] == "match_end":
-            return message
-        if "hand" not in message:
-            continue
-        next_id += 1
-        total = sum(VALUE[BY_NAME[c]] for c in message["hand"])
-        if message["can_declare"] and total <= 4:
-            client.send({"type": "declare", "id": next_id})
-        else:
-            take = "deck" if message["can_draw"] else message["open"][0]
-            client.send(
-                {"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take}
-            )
-        reply = await client.until_any({"ok", "error"}, timeout=10)
-        assert reply == {"type": "ok", "id": next_id}, reply
-        if seat_moves is not None:
-            seat_moves.append(next_id)
-
-
-async def until_any(self: Raw, kinds: set[str], timeout: float = 10.0) -> dict[str, Any]:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        message = await self.recv(max(0.01, end - loop.time()))
-        if message["type"] in kinds:
-            return message
-
-
-Raw.until_any = until_any  # type: ignore[attr-defined]
 
 
 async def seat_four(
