@@ -26,6 +26,7 @@ from protocol.messages import (
     Leave,
     ListTables,
     Message,
+    Ping,
     Say,
     Start,
     State,
@@ -45,6 +46,8 @@ HINT_LEVELS = ("expert", "counter", "greedy")
 """The strongest built-in level present gives the hints."""
 
 REQUEST_TIMEOUT = 15.0
+KEEPALIVE = 100.0
+"""Seconds between pings: a server closes a connection that says nothing for long in the lobby."""
 
 
 class Client:
@@ -85,6 +88,7 @@ class Client:
         """Read and act on lines until ``quit``, end of input, or a connection lost for good."""
         with self.term.session():
             watcher = asyncio.create_task(self._watch())
+            pinger = asyncio.create_task(self._keepalive())
             try:
                 if setup is not None:
                     try:
@@ -102,9 +106,10 @@ class Client:
                     if not self.done and text.strip():
                         await self.handle(text)
             finally:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
+                for task in (watcher, pinger):
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
                 await self._goodbye()
         return self.exit_code
 
@@ -349,6 +354,13 @@ class Client:
                 self.exit_code = 1
                 self.term.interrupt()
                 return
+
+    async def _keepalive(self) -> None:
+        while True:
+            await asyncio.sleep(KEEPALIVE)
+            if self.connected:
+                with contextlib.suppress(ConnectionClosed, TimeoutError, ServerError):
+                    await self.request(Ping())
 
     async def reconnect(self) -> bool:
         """Take the seat back with the resume token; the ``state`` snapshot redraws the table."""

@@ -125,7 +125,11 @@ def play(
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--server") from None
     player = (name or default_name()).strip()[:32] or "player"
-    sys.exit(asyncio.run(_play(target, player, plain, retry_for)))
+    try:
+        code = asyncio.run(_play(target, player, plain, retry_for))
+    except KeyboardInterrupt:  # Ctrl-C while no prompt was waiting: leave quietly
+        code = 130
+    sys.exit(code)
 
 
 @dataclass(frozen=True)

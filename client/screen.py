@@ -263,6 +263,7 @@ def players(tracker: Tracker, look: Look) -> Table:
     grid.add_column("score", justify="right")
     grid.add_column("")
     away = _presence(tracker)
+    bots = {p.seat for p in tracker.table.players if p.kind == "bot"} if tracker.table else set()
     playing = tracker.in_match and not tracker.over
     for seat, name in enumerate(names):
         mine = seat == tracker.you
@@ -271,6 +272,8 @@ def players(tracker: Tracker, look: Look) -> Table:
         size = tracker.hand_sizes[seat] if seat < len(tracker.hand_sizes) else 0
         score = tracker.scores[seat] if seat < len(tracker.scores) else 0
         notes = []
+        if seat in bots and "bot" not in name.lower():
+            notes.append("bot")
         if playing and seat == tracker.dealer:
             notes.append("dealer")
         if seat in away:
@@ -377,7 +380,8 @@ def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
         opened = NAMES[tracker.open[0]] if tracker.open else "8S"
         out.append(
             f"\nType the cards to put down, then deck or an open card to take, "
-            f"like {example} deck or {example} {opened}. Also: declare, hint, help."
+            f"like {example} deck or {example} {opened}. Tab lists every legal move; "
+            "also: declare, hint, help."
         )
     return out
 

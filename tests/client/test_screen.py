@@ -76,6 +76,8 @@ def test_the_table_in_plain_ascii() -> None:
     assert "Round 1 - out above 25" in text
     mover_row = next(line for line in text.splitlines() if "(you)" in line)
     assert "> " in mover_row  # the arrow marks whose turn it is
+    bea = next(line for line in text.splitlines() if "Bea" in line)
+    assert re.search(r"Bea +5 +0 +bot", bea)  # hand size, match score, and a bot
 
 
 def test_the_table_in_colour_with_suit_symbols() -> None:
