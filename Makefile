@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/leastscore demo
+	$(BIN)/leastscore play --local
 
 test: lint typecheck unit
 

@@ -145,6 +145,9 @@ class Table:
         return self.match is not None and not self.match.over
 
     def info(self) -> TableInfo:
+        # Seats are named as the match names them (two "Greedy bot"s become "Greedy bot"
+        # and "Greedy bot (2)"), so that a snapshot and the match's events agree.
+        names = _unique([slot.name for slot in self.slots])
         return TableInfo(
             id=self.id,
             name=self.name,
@@ -152,7 +155,7 @@ class Table:
             players=[
                 SeatInfo(
                     seat=i,
-                    name=slot.name,
+                    name=names[i],
                     kind="bot"
                     if slot.level is not None or (slot.player and slot.player.bot)
                     else "human",
