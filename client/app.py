@@ -15,6 +15,7 @@ from rich.text import Text
 
 from bots import BUILTIN, make_bot
 from bots.net import Connection, ConnectionClosed, ServerError
+from bots.view import BotView
 from game import Declare, Declared, Event, MatchEnded, MatchStarted, Move, Play, RoundStarted
 from protocol.convert import move_to_wire
 from protocol.messages import (
@@ -412,7 +413,7 @@ class Client:
 
 def suggest(tracker: Tracker) -> Move:
     """The move the strongest built-in bot would make here."""
-    view = tracker.view()
+    view = BotView.of(tracker.view())
     for level in [lv for lv in HINT_LEVELS if lv in BUILTIN]:
         bot = make_bot(level)
         try:
