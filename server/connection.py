@@ -113,6 +113,11 @@ class Connection(asyncio.Protocol):
             log.exception("error handling %s from %s", type(message).__name__, self.peer)
             self.send_error(ProtocolError(errors.BAD_MESSAGE, "the server could not handle that"))
 
+    def refund(self) -> None:
+        """Give back the rate-limit token of a message that did useful work (an accepted
+        move): the limit is for floods, and a fast bot at a fast table is not one."""
+        self._tokens = min(self._burst, self._tokens + 1)
+
     def greeted(self, player: Player) -> None:
         """The handshake is done: this connection now speaks for ``player``."""
         self.player = player

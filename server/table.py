@@ -92,6 +92,8 @@ class RemoteSeat:
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
             self.slot.close()
+            if self.player.conn is not None:
+                self.player.conn.refund()  # accepted moves are paced by the game itself
             self.player.send(Ok(id=self.slot.move_id))
         else:
             self.player.send(Error(error.code, error.reason, self.slot.move_id))

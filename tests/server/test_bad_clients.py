@@ -282,3 +282,18 @@ async def test_a_slow_reader_is_cut_and_never_stalls_its_table():
         assert names == ["player"]  # the slow reader was cut off
     finally:
         await server.shutdown()
+
+
+async def test_accepted_moves_do_not_count_against_the_rate_limit():
+    """A bot at a fast table moves far more often than the limit; that is not a flood."""
+    server = Server(ServerConfig(port=0, rate=2, burst=5, bot_delay=0.0))
+    await server.start()
+    try:
+        client = await greeted(server, "fast")
+        client.send({"type": "create", "seats": 2, "rules": {"threshold": 30}, "id": 1})
+        await client.until("ok", id=1)
+        client.send({"type": "add_bot", "level": "greedy", "id": 2})
+        end = await raw_player(client)  # dozens of moves in well under a second
+        assert end["type"] == "match_end"
+    finally:
+        await server.shutdown()
