@@ -78,6 +78,7 @@ class ProgramSeat:
         self._restart: asyncio.Future[None] | None = None
         self._fresh = False
         """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
+        self._welcomed = False
         self.failure: str | None = None
         """Why the running program was given up, if it was."""
         self.starts = 0
@@ -95,6 +96,10 @@ class ProgramSeat:
         await self.close(quick=True)
         self.failure = None
         self.starts += 1
+        # Nothing but the welcome until it is asked to move (then it gets a snapshot),
+        # or a new match starts: no frame before the welcome, no turn twice.
+        self._fresh = True
+        self._welcomed = False
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -129,7 +134,7 @@ class ProgramSeat:
         from leastscore import __version__
 
         self._write(Welcome(version, f"leastscore {__version__}", "stdio", "", False, hello.id))
-        self._fresh = True
+        self._welcomed = True
 
     def _fail(self, why: str) -> SeatFailed:
         """Give up on the running program: kill it and remember why."""
@@ -243,13 +248,16 @@ class ProgramSeat:
     # -- the seat interface -------------------------------------------------------------
 
     def send(self, events: Sequence[Event]) -> None:
-        if events and isinstance(events[0], MatchStarted):
+        if self._fresh:
+            if not (self._welcomed and events and isinstance(events[0], MatchStarted)):
+                return
             self._fresh = False  # it will see the match from its start
         for event in events:
             self._write(event)
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
-        self._write(turn_for(view(), int(time_limit * 1000), mover))
+        if not self._fresh:
+            self._write(turn_for(view(), int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
         if self._restart is not None:
