@@ -51,6 +51,14 @@ log = logging.getLogger("leastscore.program")
 
 WRITE_LIMIT = 1 << 20
 """Bytes waiting in a program's stdin before it counts as not reading (a fault)."""
+GATHER_TIME = 0.005
+"""Seconds frames for a program may wait to be written together with the next ones.
+
+A write wakes the program; gathering the frames of other players' moves and
+writing them with the next turn wakes it once per turn instead of once per frame,
+which is most of the cost of a move over a pipe. A program asked to move gets
+everything at once, without waiting."""
+GATHER_LIMIT = 1 << 16
 
 
 class ProgramSeat:
@@ -79,6 +87,9 @@ class ProgramSeat:
         self._fresh = False
         """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
         self._welcomed = False
+        self._outbox: list[bytes] = []
+        self._outbox_size = 0
+        self._gathering: asyncio.TimerHandle | None = None
         self.failure: str | None = None
         """Why the running program was given up, if it was."""
         self.starts = 0
@@ -130,10 +141,12 @@ class ProgramSeat:
                     supported=[1],
                 )
             )
+            self._flush()
             raise self._fail(f"speaks protocol {hello.protocol}, not 1")
         from leastscore import __version__
 
         self._write(Welcome(version, f"leastscore {__version__}", "stdio", "", False, hello.id))
+        self._flush()
         self._welcomed = True
 
     def _fail(self, why: str) -> SeatFailed:
@@ -206,6 +219,24 @@ class ProgramSeat:
         self._write_bytes(encode(message))
 
     def _write_bytes(self, data: bytes) -> None:
+        if self.proc is None or not self.alive:
+            return
+        self._outbox.append(data)
+        self._outbox_size += len(data)
+        if self._outbox_size > GATHER_LIMIT:
+            self._flush()
+        elif self._gathering is None:
+            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._flush)
+
+    def _flush(self) -> None:
+        """Write the gathered frames now."""
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+        if not self._outbox:
+            return
+        data = b"".join(self._outbox)
+        self._drop_outbox()
         proc = self.proc
         if proc is None or proc.stdin is None or not self.alive:
             return
@@ -218,6 +249,13 @@ class ProgramSeat:
         if transport.get_write_buffer_size() > WRITE_LIMIT:
             self._fail("does not read its input")
 
+    def _drop_outbox(self) -> None:
+        self._outbox.clear()
+        self._outbox_size = 0
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+
     async def close(self, quick: bool = False) -> None:
         """Say goodbye and stop the program (killed if it lingers)."""
         if self._restart is not None and not quick:
@@ -229,6 +267,7 @@ class ProgramSeat:
             return
         if proc.returncode is None and not quick:
             self._write(Bye("the match is over"))
+            self._flush()
             if proc.stdin is not None:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
@@ -244,6 +283,7 @@ class ProgramSeat:
                 await self._reader_task
         self.proc = None
         self._reader_task = None
+        self._drop_outbox()
 
     # -- the seat interface -------------------------------------------------------------
 
@@ -275,6 +315,7 @@ class ProgramSeat:
             self._write(self._snapshot(view, time_limit))
             self._write(turn_for(view, int(time_limit * 1000), view.to_move))
         self._pending = asyncio.get_running_loop().create_future()
+        self._flush()
         try:
             return await self._pending
         finally:
