@@ -256,6 +256,21 @@ class ProgramSeat:
             self._gathering.cancel()
             self._gathering = None
 
+    async def ready(self) -> bool:
+        """Have the program running before a match, off any move's clock.
+
+        Finishes a restart under way (after a failure already counted when it
+        was asked to move), or starts the program if it is not running. True
+        when it was found dead with no restart under way: a failure nobody has
+        counted yet. Raises ``SeatFailed`` if it cannot be started.
+        """
+        uncounted = self.starts > 0 and not self.alive and self._restart is None
+        with contextlib.suppress(SeatFailed):
+            await self._restarted()
+        if not self.alive:
+            await self.start()
+        return uncounted
+
     async def close(self, quick: bool = False) -> None:
         """Say goodbye and stop the program (killed if it lingers)."""
         if self._restart is not None and not quick:
@@ -300,9 +315,12 @@ class ProgramSeat:
             self._write(turn_for(view(), int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
-        if self._restart is not None:
-            restart, self._restart = self._restart, None
-            await restart  # a failed start raises SeatFailed: counted again
+        try:
+            await self._restarted()
+        except SeatFailed:
+            # The restart failed, which counts again: try once more for next time.
+            self._restart = asyncio.ensure_future(self.start())
+            raise
         if not self.alive:
             if self.starts:
                 # It died since it last moved: count it, and have a fresh one ready next time.
@@ -318,8 +336,24 @@ class ProgramSeat:
         self._flush()
         try:
             return await self._pending
+        except SeatFailed:
+            if not self.alive and self._restart is None:
+                # It died while asked (counted now): have a fresh one ready next time.
+                self._restart = asyncio.ensure_future(self.start())
+            raise
         finally:
             self._pending = None
+
+    async def _restarted(self) -> None:
+        """Wait for a restart under way; one that outlasts a move goes on for the next."""
+        restart = self._restart
+        if restart is None:
+            return
+        try:
+            await asyncio.shield(restart)
+        finally:
+            if restart.done() and self._restart is restart:
+                self._restart = None
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
