@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("leastscore.replay_cmd:replay", "Show a recorded match round by round."),
     "serve": ("server.cli:serve", "Run a Least Score server."),
     "history": ("server.cli:history", "List recorded matches."),
+    "tournament": ("tournament.cli:tournament", "Play a tournament between bots."),
 }
 
 
