@@ -241,7 +241,7 @@ def run_tournament(
 
     class LiveStandings:
         def __rich__(self) -> Any:
-            return report.rich_table(config, tally)
+            return report.rich_table(config, tally, err.width)
 
     def on_result(result: MatchResult) -> None:
         tally.add(result)
@@ -283,8 +283,8 @@ def run_tournament(
     else:
         console = Console()
         if not console.is_terminal:
-            console = Console(width=120)
-        console.print(report.rich_table(config, tally))
+            console = Console(width=report.WIDE)
+        console.print(report.rich_table(config, tally, console.width))
         if len(config.entrants) > 2:
             console.print(report.crosstable(tally))
     played = tally.counted - done

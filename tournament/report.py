@@ -12,6 +12,7 @@ import io
 from typing import Any, Literal
 
 import msgspec
+from rich import box
 from rich.table import Table
 
 from .config import TournamentConfig
@@ -177,40 +178,51 @@ def _faults(s: Standing) -> str:
     return "-" if not any(counts) else "/".join(map(str, counts))
 
 
-def rich_table(config: TournamentConfig, tally: Tally, title: str | None = None) -> Table:
+WIDE = 110
+"""Terminal columns from which the table shows every column."""
+
+
+def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Table:
+    """The standings; a terminal narrower than ``WIDE`` gets the main columns only."""
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
+    wide = width >= WIDE
     table = Table(
-        title=title
-        or f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
+        title=f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
         f"seed {config.seed}",
         caption="win rate with its 95% interval; faults: timeouts/illegal/crashes/forfeits",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
     )
-    for header in ("#", "bot", "matches", "wins", "win rate", "place", "pts/round"):
-        table.add_column(header, justify="left" if header == "bot" else "right")
-    for header in ("declared", "rating μ±σ", "ordinal", "faults"):
-        table.add_column(header, justify="right")
+    headers = ["#", "bot", "matches", "wins", "win rate"]
+    if wide:
+        headers += ["place", "pts/round", "declared"]
+    headers += ["rating μ±σ", "ordinal", "faults"]
+    for header in headers:
+        table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
     for s in tally.standings():
         low, high = s.win_rate_ci
-        table.add_row(
+        cells = [
             str(s.rank),
             s.bot,
             str(s.matches),
             f"{s.wins:g}",
             f"{_percent(s.win_rate)} {100 * low:.0f}-{100 * high:.0f}",
-            _fixed(s.mean_place),
-            _fixed(s.mean_round_score, 1),
-            _percent(s.declaration_rate),
-            f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}",
-            f"{s.rating.ordinal:.1f}",
-            _faults(s),
-        )
+        ]
+        if wide:
+            cells += [
+                _fixed(s.mean_place),
+                _fixed(s.mean_round_score, 1),
+                _percent(s.declaration_rate),
+            ]
+        cells += [f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}", f"{s.rating.ordinal:.1f}", _faults(s)]
+        table.add_row(*cells)
     return table
 
 
 def crosstable(tally: Tally) -> Table:
     """Each row entrant's share of finishes ahead of each column entrant (level counts half)."""
     names = [s.bot for s in tally.standings()]
-    table = Table(title="head to head: row finished ahead of column")
+    table = Table(title="head to head: row finished ahead of column", box=box.SIMPLE_HEAD)
     table.add_column("")
     for name in names:
         table.add_column(name, justify="right")
