@@ -266,6 +266,8 @@ def run_tournament(
                 loop.run(runner.run(todo))
     except KeyboardInterrupt:
         interrupted = True
+    except (OSError, RuntimeError, ValueError) as e:
+        raise click.ClickException(f"the tournament stopped: {e}") from None
     finally:
         if store is not None:
             store.close()

@@ -104,8 +104,6 @@ class Tally:
         self.scheduled = scheduled
         self.played = 0
         self.aborted = 0
-        self.seconds = 0.0
-        self.moves = 0
         self.problems: dict[str, list[str]] = {}
         self._records = {name: _Record() for name in names}
         self._pairs: dict[tuple[str, str], list[int]] = {}
@@ -135,7 +133,6 @@ class Tally:
         if result.fixture in self._seen:
             return False
         self._seen.add(result.fixture)
-        self.seconds += result.seconds
         if result.status != "played":
             self.aborted += 1
         else:
@@ -158,7 +155,6 @@ class Tally:
 
     def _count(self, result: MatchResult) -> None:
         self.played += 1
-        self.moves += result.moves
         seats = result.seats
         firsts = sum(1 for s in seats if s.place == 1)
         for s in seats:
