@@ -70,8 +70,18 @@ def _rule(text: str) -> tuple[str, Any]:
 @click.option("--seed", type=click.IntRange(0), help="Tournament seed  [default: random]")
 @click.option("--gauntlet", metavar="NAME", help="Play NAME against all the others only.")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes  [default: cores]")
-@click.option("--move-time", type=click.FloatRange(min=0, min_open=True), help="[default: 5]")
-@click.option("--startup-time", type=click.FloatRange(min=0, min_open=True), help="[default: 10]")
+@click.option(
+    "--move-time",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time for each move  [default: 5]",
+)
+@click.option(
+    "--startup-time",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time for a program to start, or a remote bot to connect  [default: 10]",
+)
 @click.option(
     "--max-faults", type=click.IntRange(0), help="Faults a bot may make in a match  [default: 5]"
 )
