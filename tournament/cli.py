@@ -145,9 +145,10 @@ def tournament(
     file_settings: dict[str, Any] = {}
     if resume is not None:
         given = [
-            "--" + name.replace("_", "-").replace("config-file", "config").replace("bots", "bot")
-            for name in DEFINING
-            if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+            param.opts[0]
+            for param in ctx.command.params
+            if param.name in DEFINING
+            and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
         ]
         if given or out is not None:
             wrong = ", ".join([*given, *(["--out"] if out is not None else [])])
