@@ -6,7 +6,9 @@
    group, every deal in 4 rotations), with 1 and with 2 workers. Matches are
    played in worker processes either way; "steady" is counted from the moment
    every worker is ready (process start-up excluded), "total" is the whole
-   run. Target: 2 workers >= 1.8x one worker (steady).
+   run. Target: 2 workers >= 1.8x one worker (steady). The CPU time per match
+   of the workers and of the runner says how it would scale on idle cores,
+   which a shared machine may not have.
 2. The cost per move of an external program on stdio. The same 2-seat matches
    are played twice against ``greedy``: once by ``tests/programs/stdio_player.py``
    (a raw protocol-v1 program) and once by an in-process bot with exactly the
@@ -23,6 +25,7 @@ import asyncio
 import json
 import os
 import platform
+import resource
 import sys
 import time
 from pathlib import Path
@@ -56,8 +59,10 @@ def matches_per_second(workers: int, deals: int) -> dict[str, float]:
         assert runner.pool is not None
         return started, runner.pool.ready_at or started
 
+    before = _cpu()
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
         started, ready = loop.run(run())
+    runner_cpu, workers_cpu = (after - then for after, then in zip(_cpu(), before, strict=True))
     end = finished[-1]
     steady = [t for t in finished if t >= ready]
     return {
@@ -66,7 +71,16 @@ def matches_per_second(workers: int, deals: int) -> dict[str, float]:
         "startup_s": round(ready - started, 3),
         "total_per_s": round(total / (end - started), 2),
         "steady_per_s": round(len(steady) / (end - ready), 2),
+        "runner_cpu_ms_per_match": round(1000 * runner_cpu / total, 2),
+        "worker_cpu_ms_per_match": round(1000 * workers_cpu / total, 2),
     }
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds of this process and of its finished children (the workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
 class LastLegal(Bot):
@@ -160,6 +174,11 @@ def main(deals: int, runs: int, stdio_matches: int) -> None:
     )
     ratio = two["steady_per_s"] / one["steady_per_s"]
     click.echo(f"speed-up with 2 workers: {ratio:.2f}x (target >= 1.8x)")
+    click.echo(
+        f"CPU per match: workers {one['worker_cpu_ms_per_match']} ms (1) and "
+        f"{two['worker_cpu_ms_per_match']} ms (2), their start-up included; the runner "
+        f"{one['runner_cpu_ms_per_match']} and {two['runner_cpu_ms_per_match']} ms"
+    )
     cost = stdio_cost(stdio_matches)
     click.echo(
         f"stdio program against greedy: {cost['us_per_move_stdio']} us a move, in-process "
