@@ -29,6 +29,8 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.server --connections 200 --seconds 10
+	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
 
 clean:

@@ -45,7 +45,7 @@ from protocol.messages import (
     Welcome,
 )
 
-from .seat import SeatFailed
+from .seat import MoveSlot, SeatFailed
 
 log = logging.getLogger("leastscore.program")
 
@@ -81,8 +81,7 @@ class ProgramSeat:
         self.proc: asyncio.subprocess.Process | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._hello: asyncio.Future[Hello] | None = None
-        self._pending: asyncio.Future[Move] | None = None
-        self._move_id: int | None = None
+        self.slot = MoveSlot()
         self._restart: asyncio.Future[None] | None = None
         self._fresh = False
         """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
@@ -158,9 +157,9 @@ class ProgramSeat:
         if self.proc is not None and self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()
-        for future in (self._hello, self._pending):
-            if future is not None and not future.done():
-                future.set_exception(SeatFailed(why))
+        if self._hello is not None and not self._hello.done():
+            self._hello.set_exception(SeatFailed(why))
+        self.slot.fail(SeatFailed(why))
         return SeatFailed(f"{self.name}: {why}")
 
     async def _read(self) -> None:
@@ -196,19 +195,16 @@ class ProgramSeat:
         if self._hello is None or not self._hello.done():
             raise ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
         if isinstance(message, PlayMove | DeclareMove):
-            if self._pending is None or self._pending.done():
-                self.problems.append("moved when it was not its turn")
-                self._write(Error(errors.NOT_YOUR_TURN, "it is not your turn", message.id))
-                return
-            self._move_id = message.id
             try:
                 move = move_from_wire(message)
             except ProtocolError as e:
                 self._write(Error(e.code, e.message, e.id))
-                self._pending.set_exception(SeatFailed(e.message))
                 self.problems.append(e.message)
+                self.slot.fail(SeatFailed(e.message))
                 return
-            self._pending.set_result(move)
+            if not self.slot.offer(move, message.id):
+                self.problems.append("moved when it was not its turn")
+                self._write(Error(errors.NOT_YOUR_TURN, "it is not your turn", message.id))
         elif isinstance(message, Ping):
             self._write(Pong(message.id))
         else:
@@ -311,8 +307,13 @@ class ProgramSeat:
             self._write(event)
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
-        if not self._fresh:
-            self._write(turn_for(view(), int(time_limit * 1000), mover))
+        mine = view()
+        if mover == mine.seat:
+            self.slot.open()
+        else:
+            self.slot.close()
+        if not self._fresh:  # a fresh program gets a snapshot and its turn when asked
+            self._write(turn_for(mine, int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
         try:
@@ -331,18 +332,17 @@ class ProgramSeat:
         if self._fresh:
             self._fresh = False
             self._write(self._snapshot(view, time_limit))
+            self.slot.open()
             self._write(turn_for(view, int(time_limit * 1000), view.to_move))
-        self._pending = asyncio.get_running_loop().create_future()
+        taking = self.slot.take()
         self._flush()
         try:
-            return await self._pending
+            return await taking
         except SeatFailed:
             if not self.alive and self._restart is None:
                 # It died while asked (counted now): have a fresh one ready next time.
                 self._restart = asyncio.ensure_future(self.start())
             raise
-        finally:
-            self._pending = None
 
     async def _restarted(self) -> None:
         """Wait for a restart under way; one that outlasts a move goes on for the next."""
@@ -357,10 +357,11 @@ class ProgramSeat:
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
-            self._write(Ok(id=self._move_id))
+            self.slot.close()
+            self._write(Ok(id=self.slot.move_id))
         else:
             self.problems.append(f"illegal move: {error.reason}")
-            self._write(Error(error.code, error.reason, self._move_id))
+            self._write(Error(error.code, error.reason, self.slot.move_id))
 
     def _snapshot(self, view: View, time_limit: float) -> State:
         players = [SeatInfo(i, name, "bot") for i, name in enumerate(view.names)]

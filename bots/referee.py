@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from game import Event, IllegalMove, Match, Move
+from game import Event, IllegalMove, Match, Move, View
 
 from .seat import Seat, SeatFailed
 
@@ -37,6 +37,10 @@ class Policy:
     and counted (tournaments)."""
     max_faults: int | None = None
     """Faults (timeouts, illegal moves, crashes) after which a seat forfeits the match."""
+
+
+def _same(view: View) -> View:
+    return view
 
 
 class Referee:
@@ -77,20 +81,23 @@ class Referee:
             mover = match.to_move
             limit = self.time_limit(mover)
             self.deadline = loop.time() + limit
-            self._announce(mover, limit)
-            events = await self._get_move(mover)
+            view = match.view(mover)
+            self._announce(mover, limit, view)
+            events = await self._get_move(mover, view)
             if events:
                 self._publish(events)
                 self._check_forfeit(mover)
         self.deadline = None
         return match
 
-    def _announce(self, mover: int, limit: float) -> None:
-        view = self.match.view
-        for i, seat in enumerate(self.seats):
-            seat.send_turn(mover, limit, partial(view, i))
+    def _announce(self, mover: int, limit: float, mover_view: View) -> None:
         if self._on_turn:
             self._on_turn(mover, limit)
+        view = self.match.view
+        for i, seat in enumerate(self.seats):
+            seat.send_turn(
+                mover, limit, partial(_same, mover_view) if i == mover else partial(view, i)
+            )
 
     def _publish(self, events: list[Event]) -> None:
         for i, seat in enumerate(self.seats):
@@ -98,7 +105,7 @@ class Referee:
         if self._on_events:
             self._on_events(events)
 
-    async def _get_move(self, mover: int) -> list[Event]:
+    async def _get_move(self, mover: int, view: View) -> list[Event]:
         """Apply the mover's move, or the automatic move (and count the fault).
 
         Returns no events when the mover left the match while it was asked.
@@ -106,28 +113,29 @@ class Referee:
         loop = asyncio.get_running_loop()
         faults = self.faults[mover]
         match = self.match
-        assert self.deadline is not None
+        deadline = self.deadline
+        assert deadline is not None
         while True:
             seat = self.seats[mover]
-            remaining = self.deadline - loop.time()
+            remaining = deadline - loop.time()
             if remaining <= 0:
                 faults.timeouts += 1
                 return match.apply(mover, match.auto_move(mover), auto=True)
             started = loop.time()
-            waiting = asyncio.ensure_future(seat.choose(match.view(mover), remaining))
+            waiting = asyncio.ensure_future(seat.choose(view, remaining))
             self._waiting = waiting
             self._waiting_for = mover
             self._interrupt = None
+            timer = loop.call_at(deadline, self._time_up, waiting)
             try:
-                move = await asyncio.wait_for(asyncio.shield(waiting), remaining)
-            except TimeoutError:
-                waiting.cancel()
-                faults.timeouts += 1
-                return match.apply(mover, match.auto_move(mover), auto=True)
+                move = await waiting
             except SeatFailed:
                 faults.crashes += 1
                 return match.apply(mover, match.auto_move(mover), auto=True)
             except asyncio.CancelledError:
+                if self._interrupt == "timeout":
+                    faults.timeouts += 1
+                    return match.apply(mover, match.auto_move(mover), auto=True)
                 if self._interrupt == "replaced":
                     continue  # the seat was handed to someone else: ask them
                 if self._interrupt == "resigned":
@@ -135,6 +143,7 @@ class Referee:
                 waiting.cancel()
                 raise
             finally:
+                timer.cancel()
                 self._waiting = None
                 self._waiting_for = None
             if loop.time() - started > remaining:
@@ -151,6 +160,11 @@ class Referee:
                 continue
             seat.verdict(None)
             return events
+
+    def _time_up(self, waiting: asyncio.Future[Move]) -> None:
+        if not waiting.done():
+            self._interrupt = "timeout"
+            waiting.cancel()
 
     def _check_forfeit(self, seat: int) -> None:
         limit = self.policy.max_faults

@@ -38,25 +38,17 @@ def _names(cards: tuple[int, ...]) -> list[str]:
 
 def turn_for(view: View, time_ms: int, mover: int) -> Turn:
     """The ``turn`` message as ``view``'s seat receives it (the mover's copy has its hand)."""
-    if view.seat == mover:
-        return Turn(
-            seat=mover,
-            round=view.round,
-            turn=view.turn,
-            time_ms=time_ms,
-            open=_names(view.open),
-            can_declare=view.can_declare,
-            can_draw=view.can_draw,
-            hand=_names(view.hand),
-            legal=[_names(g) for g in view.legal_discards],
-        )
+    mine = view.seat == mover
     return Turn(
         seat=mover,
         round=view.round,
         turn=view.turn,
         time_ms=time_ms,
         open=_names(view.open),
+        can_declare=mine and view.can_declare,
         can_draw=view.can_draw,
+        hand=_names(view.hand) if mine else None,
+        legal=[_names(g) for g in view.legal_discards] if mine else None,
     )
 
 

@@ -30,8 +30,6 @@ BAD_RULES = "bad_rules"
 RATE_LIMITED = "rate_limited"
 SERVER_FULL = "server_full"
 IDLE_TIMEOUT = "idle_timeout"
-TOO_SLOW = "too_slow"
-SHUTTING_DOWN = "shutting_down"
 
 ALL = (
     FRAME_TOO_LARGE,
@@ -57,8 +55,6 @@ ALL = (
     RATE_LIMITED,
     SERVER_FULL,
     IDLE_TIMEOUT,
-    TOO_SLOW,
-    SHUTTING_DOWN,
 )
 
 FATAL = frozenset(
@@ -70,8 +66,6 @@ FATAL = frozenset(
         HANDSHAKE_TIMEOUT,
         SERVER_FULL,
         IDLE_TIMEOUT,
-        TOO_SLOW,
-        SHUTTING_DOWN,
     }
 )
 """Codes after which the server closes the connection."""

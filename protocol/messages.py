@@ -135,7 +135,7 @@ class Welcome(Message, tag="welcome"):
     """This player's id: public, shown in table listings."""
     token: str
     """Secret: send it in a later ``hello`` to resume after a lost connection."""
-    resumed: bool = False
+    resumed: bool
     id: Id = None
 
 
@@ -217,8 +217,10 @@ class Turn(Message, tag="turn"):
     time_ms: int
     """Time the mover has for this move."""
     open: list[str]
-    can_declare: bool = False
-    can_draw: bool = True
+    can_declare: bool
+    """Whether the mover may declare (always false in others' copies)."""
+    can_draw: bool
+    """False only when neither the deck nor the dead pile has a card: take an open card."""
     hand: list[str] | None = None
     """Only in the mover's copy: its hand."""
     legal: list[list[str]] | None = None
@@ -239,10 +241,11 @@ class MatchState(msgspec.Struct, omit_defaults=True, gc=False):
     dead_size: int
     history: list[Played]
     """This round's moves as everyone saw them."""
-    hand: list[str] = []
-    hand_total: int = 0
-    can_declare: bool = False
-    can_draw: bool = True
+    hand: list[str]
+    """Empty for a spectator."""
+    hand_total: int
+    can_declare: bool
+    can_draw: bool
     legal: list[list[str]] | None = None
     over: bool = False
     standings: list[Standing] | None = None

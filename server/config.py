@@ -34,9 +34,9 @@ class ServerConfig:
     replacement_level: str = "greedy"
     send_limit: int = 1 << 20
     """Bytes queued for one connection before it counts as too slow and is cut."""
-    rate: float = 50.0
+    rate: float = 500.0
     """Messages per second a connection may send on average..."""
-    burst: float = 200.0
+    burst: float = 1000.0
     """...and in one burst."""
     max_connections: int = 5000
     max_tables: int = 2000

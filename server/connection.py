@@ -40,6 +40,7 @@ class Connection(asyncio.Protocol):
         self._handshake: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
         self.last_seen = 0.0
+        self._out: list[bytes] = []
 
     # -- asyncio callbacks ----------------------------------------------------
 
@@ -72,11 +73,8 @@ class Connection(asyncio.Protocol):
                 return
             self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
             self._last = now
-            if self._tokens < 1:
-                self.send(Error(errors.RATE_LIMITED, "too many messages: slow down"))
-                continue
             self._tokens -= 1
-            self._frame(body)
+            self._frame(body, limited=self._tokens < 0)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -91,13 +89,18 @@ class Connection(asyncio.Protocol):
 
     # -- frames -----------------------------------------------------------------
 
-    def _frame(self, body: bytes) -> None:
+    def _frame(self, body: bytes, limited: bool) -> None:
         try:
             message = decode_client(body)
         except ProtocolError as e:
             if self.player is None and not e.fatal and e.kind != "hello":
                 e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
             self.fail(e) if e.fatal else self.send_error(e)
+            return
+        if limited:
+            self._tokens += 1  # a refused message costs nothing more
+            msg_id = getattr(message, "id", None)
+            self.send(Error(errors.RATE_LIMITED, "too many messages: slow down", msg_id))
             return
         if self.player is None and not isinstance(message, Hello):
             self.fail(ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello"))
@@ -145,10 +148,19 @@ class Connection(asyncio.Protocol):
         self.send_bytes(encode(message))
 
     def send_bytes(self, data: bytes) -> None:
-        transport = self.transport
-        if self.closed or transport is None:
+        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
+        if self.closed:
             return
-        transport.write(data)
+        if not self._out:
+            self.server.loop.call_soon(self._flush)
+        self._out.append(data)
+
+    def _flush(self) -> None:
+        transport = self.transport
+        out, self._out = self._out, []
+        if self.closed or transport is None or transport.is_closing():
+            return
+        transport.write(out[0] if len(out) == 1 else b"".join(out))
         if transport.get_write_buffer_size() > self.server.config.send_limit:
             log.info("%s reads too slowly: cut off", self.peer)
             self.closed = True
@@ -170,6 +182,7 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.closed:
             return
+        self._flush()  # what was queued (a last error, a goodbye) still goes out
         self.closed = True
         self._cancel_timers()
         if self.transport is not None:

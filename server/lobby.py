@@ -210,10 +210,11 @@ class Lobby:
         player.send(table.state_for(player, msg.id))
 
     def move(self, player: Player, msg: PlayMove | DeclareMove) -> None:
+        move = move_from_wire(msg)  # an unknown card is bad_message wherever it comes from
         table = player.table
         if table is None:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg.id)
-        table.move(player, move_from_wire(msg), msg.id)
+        table.move(player, move, msg.id)
 
     def _table_of(self, player: Player, msg_id: int | None) -> Table:
         if player.table is None:

@@ -14,7 +14,7 @@ import msgspec
 
 from bots import make_bot
 from bots.referee import Policy, Referee
-from bots.seat import BotSeat, Seat
+from bots.seat import BotSeat, MoveSlot, Seat
 from game import Event, IllegalMove, Match, Move, Rules, View
 from protocol import encode, errors
 from protocol.convert import match_state, turn_for
@@ -60,8 +60,7 @@ class RemoteSeat:
         self.index = index
         self.player = player
         self.name = player.name
-        self._pending: asyncio.Future[Move] | None = None
-        self._move_id: int | None = None
+        self.slot = MoveSlot()
 
     @property
     def listening(self) -> bool:
@@ -73,29 +72,29 @@ class RemoteSeat:
                 self.player.send_bytes(_encoded(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
-        if self.listening:
-            self.player.send(turn_for(view(), int(time_limit * 1000), mover))
+        if mover == self.index:
+            self.slot.open()
+            if self.listening:
+                self.player.send(turn_for(view(), int(time_limit * 1000), mover))
+        else:
+            self.slot.close()
+            if self.listening:
+                self.player.send_bytes(self.table.public_turn)
 
-    async def choose(self, view: View, time_limit: float) -> Move:
-        self._pending = asyncio.get_running_loop().create_future()
-        try:
-            return await self._pending
-        finally:
-            self._pending = None
+    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
+        return self.slot.take()
 
     def receive(self, move: Move, msg_id: int | None) -> None:
         """A move arrived from the player."""
-        if self._pending is None or self._pending.done():
+        if not self.slot.offer(move, msg_id):
             self.player.send(Error(errors.NOT_YOUR_TURN, "it is not your turn", msg_id))
-            return
-        self._move_id = msg_id
-        self._pending.set_result(move)
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
-            self.player.send(Ok(id=self._move_id))
+            self.slot.close()
+            self.player.send(Ok(id=self.slot.move_id))
         else:
-            self.player.send(Error(error.code, error.reason, self._move_id))
+            self.player.send(Error(error.code, error.reason, self.slot.move_id))
 
 
 _memo: dict[int, tuple[object, bytes]] = {}
@@ -137,6 +136,7 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
+        self.public_turn = b""
 
     # -- what people see ---------------------------------------------------------
 
@@ -330,7 +330,7 @@ class Table:
             time_limit=time_limit,
             policy=Policy(retry_illegal=True),
             on_events=self._watchers_see,
-            on_turn=self._watchers_hear_turn,
+            on_turn=self._turn_announced,
         )
         self.started_at = time.time()
         self.changed()
@@ -346,10 +346,11 @@ class Table:
                 for event in events:
                     player.send_bytes(_encoded(event.seen_by(None)))
 
-    def _watchers_hear_turn(self, mover: int, time_limit: float) -> None:
-        if not self.spectators or self.match is None:
-            return
+    def _turn_announced(self, mover: int, time_limit: float) -> None:
+        """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
+        assert self.match is not None
         data = encode(turn_for(self.match.view(None), int(time_limit * 1000), mover))
+        self.public_turn = data
         for player in self.spectators:
             if player.connected:
                 player.send_bytes(data)
