@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from bots.seat import SeatFailed
+from bots.seat import MoveSlot, SeatFailed
 from game import Event, IllegalMove, Match, Move, Rules, View
 from protocol import encode, errors
 from protocol.convert import match_state, turn_for
@@ -39,8 +39,7 @@ class EntrantSeat:
         self.player = player
         self.index = index
         self.name = player.name
-        self._pending: asyncio.Future[Move] | None = None
-        self._move_id: int | None = None
+        self.slot = MoveSlot()
 
     @property
     def listening(self) -> bool:
@@ -52,34 +51,31 @@ class EntrantSeat:
                 self.player.send_bytes(encode(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        if mover == self.index:
+            self.slot.open()
+        else:
+            self.slot.close()
         if self.listening:
             self.player.send(turn_for(view(), int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
         if not self.listening:
             raise SeatFailed(f"{self.name}: not connected")
-        self._pending = asyncio.get_running_loop().create_future()
-        try:
-            return await self._pending
-        finally:
-            self._pending = None
+        return await self.slot.take()
 
     def receive(self, move: Move, msg_id: int | None) -> None:
-        if self._pending is None or self._pending.done():
+        if not self.slot.offer(move, msg_id):
             self.player.send(Error(errors.NOT_YOUR_TURN, "it is not your turn", msg_id))
-            return
-        self._move_id = msg_id
-        self._pending.set_result(move)
 
     def lost(self) -> None:
-        if self._pending is not None and not self._pending.done():
-            self._pending.set_exception(SeatFailed(f"{self.name}: disconnected"))
+        self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
-            self.player.send(Ok(id=self._move_id))
+            self.slot.close()
+            self.player.send(Ok(id=self.slot.move_id))
         else:
-            self.player.send(Error(error.code, error.reason, self._move_id))
+            self.player.send(Error(error.code, error.reason, self.slot.move_id))
 
 
 class Hall(Table):
