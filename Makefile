@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.engine
 	$(BIN)/python -m bench.server --connections 200 --seconds 10
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
+	$(BIN)/python -m bench.tournament
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -51,6 +51,14 @@ log = logging.getLogger("leastscore.program")
 
 WRITE_LIMIT = 1 << 20
 """Bytes waiting in a program's stdin before it counts as not reading (a fault)."""
+GATHER_TIME = 0.005
+"""Seconds frames for a program may wait to be written together with the next ones.
+
+A write wakes the program; gathering the frames of other players' moves and
+writing them with the next turn wakes it once per turn instead of once per frame,
+which is most of the cost of a move over a pipe. A program asked to move gets
+everything at once, without waiting."""
+GATHER_LIMIT = 1 << 16
 
 
 class ProgramSeat:
@@ -77,6 +85,10 @@ class ProgramSeat:
         self._restart: asyncio.Future[None] | None = None
         self._fresh = False
         """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
+        self._welcomed = False
+        self._outbox: list[bytes] = []
+        self._outbox_size = 0
+        self._gathering: asyncio.TimerHandle | None = None
         self.failure: str | None = None
         """Why the running program was given up, if it was."""
         self.starts = 0
@@ -96,6 +108,10 @@ class ProgramSeat:
         await self.close(quick=True)
         self.failure = None
         self.starts += 1
+        # Nothing but the welcome until it is asked to move (then it gets a snapshot),
+        # or a new match starts: no frame before the welcome, no turn twice.
+        self._fresh = True
+        self._welcomed = False
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -127,11 +143,13 @@ class ProgramSeat:
                     supported=[1],
                 )
             )
+            self._flush()
             raise self._fail(f"speaks protocol {hello.protocol}, not 1")
         from leastscore import __version__
 
         self._write(Welcome(version, f"leastscore {__version__}", "stdio", "", False, hello.id))
-        self._fresh = True
+        self._flush()
+        self._welcomed = True
 
     def _fail(self, why: str) -> SeatFailed:
         """Give up on the running program: kill it and remember why."""
@@ -200,6 +218,24 @@ class ProgramSeat:
         self._write_bytes(encode(message))
 
     def _write_bytes(self, data: bytes) -> None:
+        if self.proc is None or not self.alive:
+            return
+        self._outbox.append(data)
+        self._outbox_size += len(data)
+        if self._outbox_size > GATHER_LIMIT:
+            self._flush()
+        elif self._gathering is None:
+            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._flush)
+
+    def _flush(self) -> None:
+        """Write the gathered frames now."""
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+        if not self._outbox:
+            return
+        data = b"".join(self._outbox)
+        self._drop_outbox()
         proc = self.proc
         if proc is None or proc.stdin is None or not self.alive:
             return
@@ -212,6 +248,28 @@ class ProgramSeat:
         if transport.get_write_buffer_size() > WRITE_LIMIT:
             self._fail("does not read its input")
 
+    def _drop_outbox(self) -> None:
+        self._outbox.clear()
+        self._outbox_size = 0
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+
+    async def ready(self) -> bool:
+        """Have the program running before a match, off any move's clock.
+
+        Finishes a restart under way (after a failure already counted when it
+        was asked to move), or starts the program if it is not running. True
+        when it was found dead with no restart under way: a failure nobody has
+        counted yet. Raises ``SeatFailed`` if it cannot be started.
+        """
+        uncounted = self.starts > 0 and not self.alive and self._restart is None
+        with contextlib.suppress(SeatFailed):
+            await self._restarted()
+        if not self.alive:
+            await self.start()
+        return uncounted
+
     async def close(self, quick: bool = False) -> None:
         """Say goodbye and stop the program (killed if it lingers)."""
         if self._restart is not None and not quick:
@@ -223,6 +281,7 @@ class ProgramSeat:
             return
         if proc.returncode is None and not quick:
             self._write(Bye("the match is over"))
+            self._flush()
             if proc.stdin is not None:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
@@ -238,11 +297,14 @@ class ProgramSeat:
                 await self._reader_task
         self.proc = None
         self._reader_task = None
+        self._drop_outbox()
 
     # -- the seat interface -------------------------------------------------------------
 
     def send(self, events: Sequence[Event]) -> None:
-        if events and isinstance(events[0], MatchStarted):
+        if self._fresh:
+            if not (self._welcomed and events and isinstance(events[0], MatchStarted)):
+                return
             self._fresh = False  # it will see the match from its start
         for event in events:
             self._write(event)
@@ -253,12 +315,16 @@ class ProgramSeat:
             self.slot.open()
         else:
             self.slot.close()
-        self._write(turn_for(mine, int(time_limit * 1000), mover))
+        if not self._fresh:  # a fresh program gets a snapshot and its turn when asked
+            self._write(turn_for(mine, int(time_limit * 1000), mover))
 
     async def choose(self, view: View, time_limit: float) -> Move:
-        if self._restart is not None:
-            restart, self._restart = self._restart, None
-            await restart  # a failed start raises SeatFailed: counted again
+        try:
+            await self._restarted()
+        except SeatFailed:
+            # The restart failed, which counts again: try once more for next time.
+            self._restart = asyncio.ensure_future(self.start())
+            raise
         if not self.alive:
             if self.starts:
                 # It died since it last moved: count it, and have a fresh one ready next time.
@@ -271,7 +337,26 @@ class ProgramSeat:
             self._write(self._snapshot(view, time_limit))
             self.slot.open()
             self._write(turn_for(view, int(time_limit * 1000), view.to_move))
-        return await self.slot.take()
+        taking = self.slot.take()
+        self._flush()
+        try:
+            return await taking
+        except SeatFailed:
+            if not self.alive and self._restart is None:
+                # It died while asked (counted now): have a fresh one ready next time.
+                self._restart = asyncio.ensure_future(self.start())
+            raise
+
+    async def _restarted(self) -> None:
+        """Wait for a restart under way; one that outlasts a move goes on for the next."""
+        restart = self._restart
+        if restart is None:
+            return
+        try:
+            await asyncio.shield(restart)
+        finally:
+            if restart.done() and self._restart is restart:
+                self._restart = None
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:

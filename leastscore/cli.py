@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.cli:serve", "Run a Least Score server."),
     "history": ("server.cli:history", "List recorded matches."),
     "bot": ("bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
+    "tournament": ("tournament.cli:tournament", "Play a tournament between bots."),
 }
 
 

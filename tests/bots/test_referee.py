@@ -165,3 +165,24 @@ async def test_a_program_s_hello_is_kept_for_reports():
     assert seat.hello is not None
     assert seat.hello.name == "raw" and seat.hello.bot and seat.hello.protocol == [1]
     await seat.close()
+
+
+async def test_ready_starts_a_program_between_matches_and_says_if_it_died_unseen():
+    seat = program("crash", 1)
+    assert await seat.ready() is False  # the first start
+    match = Match(2, Rules(threshold=25), seed=7)
+    ref = await referee_run(
+        match, [seat, BotSeat(GreedyBot())], limit=2, policy=Policy(retry_illegal=False)
+    )
+    deaths = sum(1 for p in seat.problems if "exited with code 3" in p)
+    assert ref.faults[0].crashes == deaths >= 1  # each crash counted once
+    starts = seat.starts
+    assert await seat.ready() is False  # its crash was counted: a restart was under way
+    assert seat.alive and seat.starts >= starts
+    assert seat.proc is not None
+    seat.proc.kill()
+    await seat.proc.wait()
+    await asyncio.sleep(0.05)
+    assert await seat.ready() is True  # died with nobody asking it to move
+    assert seat.alive
+    await seat.close()
