@@ -10,9 +10,10 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from . import BUILTIN, make_bot
+from . import BUILTIN
 from .base import Bot
 
 
@@ -68,17 +69,24 @@ def load_bot_class(spec: str) -> type[Bot]:
     return defined[0]
 
 
-def load_bot(spec: str, seed: int | None = None) -> Bot:
-    """A fresh bot from ``FILE[:CLASS]`` or ``builtin:LEVEL``."""
+def bot_factory(spec: str) -> Callable[[int | None], Bot]:
+    """Makes fresh bots from ``FILE[:CLASS]`` or ``builtin:LEVEL``, each from a seed
+    (passed on when the class takes one)."""
     if spec.startswith("builtin:"):
         level = spec.partition(":")[2]
         if level not in BUILTIN:
             raise BadBotSpec(f"no built-in bot {level!r}; choose from {', '.join(BUILTIN)}")
-        return make_bot(level, seed)
+        return BUILTIN[level]
     cls = load_bot_class(spec)
     try:
         params = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         params = {}  # type: ignore[assignment]
-    takes_seed = "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-    return cls(seed=seed) if takes_seed else cls()  # type: ignore[call-arg]
+    if "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return lambda seed: cls(seed=seed)  # type: ignore[call-arg]
+    return lambda seed: cls()
+
+
+def load_bot(spec: str, seed: int | None = None) -> Bot:
+    """A fresh bot from ``FILE[:CLASS]`` or ``builtin:LEVEL``."""
+    return bot_factory(spec)(seed)

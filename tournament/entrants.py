@@ -11,18 +11,15 @@ schedule, which is what makes a tournament of them repeatable.
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
 import os
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from bots import BUILTIN, Bot
+from bots import BUILTIN, Bot, loader
 
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
@@ -98,72 +95,28 @@ def make_entrant(name: str, spec: str, base: str = ".") -> Entrant:
 # -- in-process bots ----------------------------------------------------------------
 
 
-def python_source(entrant: Entrant) -> tuple[Path, str | None]:
-    """The file and (maybe) class name of a ``python:`` entrant."""
-    target = entrant.target
-    path, colon, cls = target.rpartition(":")
+def python_spec(entrant: Entrant) -> str:
+    """The ``FILE[:CLASS]`` of a ``python:`` entrant, its file found from the entrant's base."""
+    path, colon, cls = entrant.target.rpartition(":")
     if not colon or not cls.isidentifier() or not path:
-        path, cls = target, ""
-    full = Path(entrant.base, path)
-    return full, cls or None
+        return str(Path(entrant.base, entrant.target))
+    return f"{Path(entrant.base, path)}:{cls}"
 
 
 def load_bot_class(entrant: Entrant) -> type[Bot]:
     """Import the entrant's file and find its bot class (the one ``Bot`` subclass
     the file defines, unless the spec names one)."""
-    path, cls_name = python_source(entrant)
-    if not path.is_file():
-        raise ValueError(f"{entrant.name}: no Python file at {path}")
-    module_name = f"_leastscore_entrant_{abs(hash(str(path))):x}"
-    module = sys.modules.get(module_name)
-    if module is None:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise ValueError(f"{entrant.name}: cannot import {path}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as e:
-            del sys.modules[module_name]
-            raise ValueError(f"{entrant.name}: {path} failed to import: {e!r}") from e
-    if cls_name is not None:
-        found = getattr(module, cls_name, None)
-        if not (isinstance(found, type) and issubclass(found, Bot)):
-            raise ValueError(f"{entrant.name}: {path} has no Bot subclass {cls_name!r}")
-        return found
-    defined = [
-        obj
-        for obj in vars(module).values()
-        if isinstance(obj, type)
-        and issubclass(obj, Bot)
-        and obj is not Bot
-        and obj.__module__ == module_name
-    ]
-    if len(defined) != 1:
-        names = ", ".join(c.__name__ for c in defined) or "none"
-        raise ValueError(
-            f"{entrant.name}: {path} defines {len(defined)} Bot subclasses ({names}): "
-            "name one with python:PATH:CLASS"
-        )
-    return defined[0]
+    try:
+        return loader.load_bot_class(python_spec(entrant))
+    except loader.BadBotSpec as e:
+        raise ValueError(f"{entrant.name}: {e}") from e
 
 
 def bot_factory(entrant: Entrant) -> Callable[[int], Bot]:
     """Makes a fresh bot for one match from a seed."""
     if entrant.kind == "builtin":
-        level = BUILTIN[entrant.target]
-        return lambda seed: level(seed)
+        return loader.bot_factory(f"builtin:{entrant.target}")
     if entrant.kind != "python":
         raise ValueError(f"{entrant.name} is not an in-process bot")
-    cls = load_bot_class(entrant)
-    takes_seed = _accepts_seed(cls)
-    return lambda seed: cls(seed=seed) if takes_seed else cls()  # type: ignore[call-arg]
-
-
-def _accepts_seed(cls: type) -> bool:
-    try:
-        params = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        return False
-    return "seed" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+    load_bot_class(entrant)  # its errors name the entrant
+    return loader.bot_factory(python_spec(entrant))
