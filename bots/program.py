@@ -29,7 +29,7 @@ from protocol import (
     errors,
     negotiate,
 )
-from protocol.convert import match_state, move_from_wire, turn_for
+from protocol.convert import match_state, move_from_wire, stamp_of, turn_for
 from protocol.messages import (
     Bye,
     DeclareMove,
@@ -205,7 +205,7 @@ class ProgramSeat:
                 self.problems.append(e.message)
                 self.slot.fail(SeatFailed(e.message))
                 return
-            if not self.slot.offer(move, message.id):
+            if not self.slot.offer(move, message.id, stamp_of(message)):
                 self.problems.append("moved when it was not its turn")
                 self._write(Error(errors.NOT_YOUR_TURN, "it is not your turn", message.id))
         elif isinstance(message, Ping):
@@ -312,7 +312,7 @@ class ProgramSeat:
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         mine = view()
         if mover == mine.seat:
-            self.slot.open()
+            self.slot.open((mine.round, mine.turn))
         else:
             self.slot.close()
         if not self._fresh:  # a fresh program gets a snapshot and its turn when asked
@@ -335,7 +335,7 @@ class ProgramSeat:
         if self._fresh:
             self._fresh = False
             self._write(self._snapshot(view, time_limit))
-            self.slot.open()
+            self.slot.open((view.round, view.turn))
             self._write(turn_for(view, int(time_limit * 1000), view.to_move))
         taking = self.slot.take()
         self._flush()

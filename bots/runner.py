@@ -71,10 +71,15 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def wire_move(move: object, msg_id: int) -> PlayMove | DeclareMove:
-    """The wire message for what ``choose`` returned, or ``TypeError`` saying why not."""
+def wire_move(
+    move: object, msg_id: int, round: int | None = None, turn: int | None = None
+) -> PlayMove | DeclareMove:
+    """The wire message for what ``choose`` returned, or ``TypeError`` saying why not.
+
+    ``round`` and ``turn`` name the turn it answers, so that the host refuses it
+    instead of playing it on a later turn if it arrives too late."""
     if isinstance(move, Declare):
-        return move_to_wire(move, msg_id)
+        return move_to_wire(move, msg_id, round, turn)
     if not isinstance(move, Play):
         raise TypeError(f"choose returned {move!r}: return a Play or a Declare")
     cards = [*move.discard, *([] if move.take is None else [move.take])]
@@ -85,7 +90,7 @@ def wire_move(move: object, msg_id: int) -> PlayMove | DeclareMove:
             f"choose returned {move!r}: a Play holds Card objects; build it with "
             "Play.of('7H 7D', 'deck') or pick one from view.legal_plays()"
         )
-    return move_to_wire(move, msg_id)
+    return move_to_wire(move, msg_id, round, turn)
 
 
 class BotThread:
@@ -307,7 +312,7 @@ class BotRunner:
         msg_id = next(self._ids)
         try:
             move = await self._choose(view)
-            message = wire_move(move, msg_id)
+            message = wire_move(move, msg_id, view.round, view.turn)
         except Exception as e:
             self._failed("choose", e)
             return

@@ -97,14 +97,16 @@ class MoveSlot:
 
     def __init__(self) -> None:
         self._open = False
+        self._stamp: tuple[int, int] | None = None
         self._early: Move | None = None
         self._waiting: asyncio.Future[Move] | None = None
         self.move_id: int | None = None
         """The request id of the move being judged, for the reply."""
 
-    def open(self) -> None:
-        """A turn for this seat was announced."""
+    def open(self, stamp: tuple[int, int] | None = None) -> None:
+        """A turn for this seat was announced; ``stamp`` is its (round, turn)."""
         self._open = True
+        self._stamp = stamp
         self._early = None
 
     def close(self) -> None:
@@ -112,8 +114,11 @@ class MoveSlot:
         self._open = False
         self._early = None
 
-    def offer(self, move: Move, move_id: int | None) -> bool:
-        """A move arrived; False when this seat is not to move (or already answered)."""
+    def offer(self, move: Move, move_id: int | None, stamp: tuple[int, int] | None = None) -> bool:
+        """A move arrived; False when this seat is not to move, already answered, or the
+        move says it answers another turn (a late answer must not land on a later turn)."""
+        if stamp is not None and stamp != self._stamp:
+            return False
         waiting = self._waiting
         if waiting is not None and not waiting.done():
             self.move_id = move_id

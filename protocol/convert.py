@@ -25,11 +25,22 @@ def move_from_wire(message: PlayMove | DeclareMove) -> Move:
     return Play(discard, take)
 
 
-def move_to_wire(move: Move, msg_id: int | None = None) -> PlayMove | DeclareMove:
+def move_to_wire(
+    move: Move, msg_id: int | None = None, round: int | None = None, turn: int | None = None
+) -> PlayMove | DeclareMove:
+    """The wire move; ``round`` and ``turn`` name the ``turn`` message it answers."""
     if isinstance(move, Declare):
-        return DeclareMove(id=msg_id)
+        return DeclareMove(id=msg_id, round=round, turn=turn)
     take = "deck" if move.take is None else NAMES[move.take]
-    return PlayMove(discard=[NAMES[c] for c in move.discard], take=take, id=msg_id)
+    discard = [NAMES[c] for c in move.discard]
+    return PlayMove(discard=discard, take=take, id=msg_id, round=round, turn=turn)
+
+
+def stamp_of(message: PlayMove | DeclareMove) -> tuple[int, int] | None:
+    """The (round, turn) a wire move says it answers, when it says."""
+    if message.round is None or message.turn is None:
+        return None
+    return (message.round, message.turn)
 
 
 def _names(cards: tuple[int, ...]) -> list[str]:

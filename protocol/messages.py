@@ -104,10 +104,16 @@ class PlayMove(Message, tag="play"):
     take: Annotated[str, Meta(min_length=2, max_length=4)]
     """An open card, or ``"deck"`` for the top of the closed deck."""
     id: Id = None
+    round: int | None = None
+    """With ``turn``: the ``turn`` message this move answers. A move for a turn that has
+    passed is then refused instead of landing on a later turn."""
+    turn: int | None = None
 
 
 class DeclareMove(Message, tag="declare"):
     id: Id = None
+    round: int | None = None
+    turn: int | None = None
 
 
 ClientMessage = (

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from bots import BUILTIN
 from game import Rules
 from protocol import SUPPORTED, errors, negotiate
-from protocol.convert import move_from_wire
+from protocol.convert import move_from_wire, stamp_of
 from protocol.errors import ProtocolError
 from protocol.messages import (
     AddBot,
@@ -214,7 +214,7 @@ class Lobby:
         table = player.table
         if table is None:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg.id)
-        table.move(player, move, msg.id)
+        table.move(player, move, msg.id, stamp_of(msg))
 
     def _table_of(self, player: Player, msg_id: int | None) -> Table:
         if player.table is None:

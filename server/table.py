@@ -73,9 +73,10 @@ class RemoteSeat:
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
-            self.slot.open()
+            mine = view()
+            self.slot.open((mine.round, mine.turn))
             if self.listening:
-                self.player.send(turn_for(view(), int(time_limit * 1000), mover))
+                self.player.send(turn_for(mine, int(time_limit * 1000), mover))
         else:
             self.slot.close()
             if self.listening:
@@ -84,10 +85,10 @@ class RemoteSeat:
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         return self.slot.take()
 
-    def receive(self, move: Move, msg_id: int | None) -> None:
+    def receive(self, move: Move, msg_id: int | None, stamp: tuple[int, int] | None) -> None:
         """A move arrived from the player."""
-        if not self.slot.offer(move, msg_id):
-            self.player.send(Error(errors.NOT_YOUR_TURN, "it is not your turn", msg_id))
+        if not self.slot.offer(move, msg_id, stamp):
+            self.player.send(Error(errors.NOT_YOUR_TURN, _not_now(stamp), msg_id))
 
     def verdict(self, error: IllegalMove | None) -> None:
         if error is None:
@@ -385,13 +386,21 @@ class Table:
             self.task.cancel()
         self.server.lobby.tables.pop(self.id, None)
 
-    def move(self, player: Player, move: Move, msg_id: int | None) -> None:
+    def move(
+        self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
+    ) -> None:
         if not self.playing or player.seat is None:
             raise ProtocolError(errors.NO_MATCH, "no match is being played at your seat", msg_id)
         seat = self.remote.get(player.seat)
         if seat is None:
             raise ProtocolError(errors.NO_MATCH, "you are not in this match", msg_id)
-        seat.receive(move, msg_id)
+        seat.receive(move, msg_id, stamp)
+
+
+def _not_now(stamp: tuple[int, int] | None) -> str:
+    if stamp is None:
+        return "it is not your turn"
+    return f"it is not your turn (round {stamp[0]}, turn {stamp[1]} is not the one being played)"
 
 
 def _unique(names: list[str]) -> list[str]:

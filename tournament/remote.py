@@ -17,65 +17,45 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 
-from bots.seat import MoveSlot, SeatFailed
-from game import Event, IllegalMove, Match, Move, Rules, View
-from protocol import encode, errors
+from bots.seat import SeatFailed
+from game import Match, Move, Rules, View
+from protocol import errors
 from protocol.convert import match_state, turn_for
 from protocol.errors import ProtocolError
-from protocol.messages import Error, Ok, SeatInfo, State, TableInfo
+from protocol.messages import SeatInfo, State, TableInfo
 from server.app import Server
 from server.config import ServerConfig
 from server.players import Player
-from server.table import Table
+from server.table import RemoteSeat, Table
 
 from .config import listen_address
 
 
-class EntrantSeat:
-    """A remote entrant's seat in one match (after ``server.table.RemoteSeat``)."""
+class EntrantSeat(RemoteSeat):
+    """A remote entrant's seat in one match: a server seat that fails at once when its
+    bot is not connected (a tournament waits for nobody)."""
 
     def __init__(self, hall: Hall, player: Player, index: int) -> None:
-        self.hall = hall
-        self.player = player
-        self.index = index
-        self.name = player.name
-        self.slot = MoveSlot()
-
-    @property
-    def listening(self) -> bool:
-        return self.player.connected and self.player.table is self.hall
-
-    def send(self, events: Sequence[Event]) -> None:
-        if self.listening:
-            for event in events:
-                self.player.send_bytes(encode(event))
+        super().__init__(hall, index, player)
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        mine = view()
         if mover == self.index:
-            self.slot.open()
+            self.slot.open((mine.round, mine.turn))
         else:
             self.slot.close()
         if self.listening:
-            self.player.send(turn_for(view(), int(time_limit * 1000), mover))
+            self.player.send(turn_for(mine, int(time_limit * 1000), mover))
 
-    async def choose(self, view: View, time_limit: float) -> Move:
+    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         if not self.listening:
-            raise SeatFailed(f"{self.name}: not connected")
-        return await self.slot.take()
-
-    def receive(self, move: Move, msg_id: int | None) -> None:
-        if not self.slot.offer(move, msg_id):
-            self.player.send(Error(errors.NOT_YOUR_TURN, "it is not your turn", msg_id))
+            failed: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
+            failed.set_exception(SeatFailed(f"{self.name}: not connected"))
+            return failed
+        return super().choose(view, time_limit)
 
     def lost(self) -> None:
         self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
-
-    def verdict(self, error: IllegalMove | None) -> None:
-        if error is None:
-            self.slot.close()
-            self.player.send(Ok(id=self.slot.move_id))
-        else:
-            self.player.send(Error(error.code, error.reason, self.slot.move_id))
 
 
 class Hall(Table):
@@ -162,11 +142,13 @@ class Hall(Table):
     def state_for(self, player: Player, msg_id: int | None = None) -> State:
         return self._state(player, msg_id)
 
-    def move(self, player: Player, move: Move, msg_id: int | None) -> None:
+    def move(
+        self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
+    ) -> None:
         now = self.playing_now.get(player)
         if now is None:
             raise ProtocolError(errors.NO_MATCH, "you are not playing a match now", msg_id)
-        now[1].receive(move, msg_id)
+        now[1].receive(move, msg_id, stamp)
 
     def player_gone(self, player: Player) -> None:
         now = self.playing_now.get(player)

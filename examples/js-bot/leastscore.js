@@ -415,9 +415,11 @@ export class BotClient {
     if (this.answered.has(key)) return;
     this.answered.set(key, this.connection);
     const started = Date.now();
+    const { round, turn } = this.table;
     const move = await this.bot.choose(this.table.view());
     const id = this.nextId++;
-    const message = moveMessage(move, id);
+    // round and turn name the turn this move answers: a late answer is refused, not misplaced
+    const message = { ...moveMessage(move, id), round, turn };
     if (this.latest !== key) {
       this.log(`too slow: the move took ${Date.now() - started} ms and the table moved on`);
       return;

@@ -297,3 +297,22 @@ async def test_accepted_moves_do_not_count_against_the_rate_limit():
         assert end["type"] == "match_end"
     finally:
         await server.shutdown()
+
+
+async def test_a_move_for_a_turn_that_has_passed_is_refused(server: Server):
+    a = await greeted(server, "a")
+    b = await greeted(server, "b")
+    a.send({"type": "create", "seats": 2, "rules": {"threshold": 50}, "id": 1})
+    table = (await a.until("ok", id=1))["table"]
+    b.send({"type": "join", "table": table, "id": 1})
+    await b.until("ok", id=1)
+    turn = await b.until("turn", seat=1)
+    move = {"type": "play", "discard": [turn["hand"][0]], "take": "deck"}
+    b.send({**move, "id": 2, "round": turn["round"], "turn": turn["turn"] + 2})
+    message = await b.until("error", id=2)
+    assert (
+        message["code"] == errors.NOT_YOUR_TURN
+        and "is not the one being played" in message["message"]
+    )
+    b.send({**move, "id": 3, "round": turn["round"], "turn": turn["turn"]})
+    assert await b.until("ok", id=3)
