@@ -141,7 +141,9 @@ async def play_load(
 
     def on_message(client: BotClient, message: dict[str, Any]) -> None:
         kind = message["type"]
-        group = client_group[client]
+        group = client_group.get(client)
+        if group is None:
+            return  # its welcome came in before it was given a table
         if kind == "ok" and message.get("id") == 1 and group not in tables:
             tables[group] = message["table"]
             for other in waiting.pop(group, []):
