@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/leastscore demo
+	$(BIN)/leastscore play --local
 
 test: lint typecheck unit
 
@@ -29,6 +29,9 @@ unit: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine
+	$(BIN)/python -m bench.server --connections 200 --seconds 10
+	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
+	$(BIN)/python -m bench.tournament
 	$(BIN)/python -m bench.ladder --matches 200
 
 clean:

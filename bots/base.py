@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from game import Event, Move, View
+from game import Event, Move
+
+from .view import BotView
 
 
 class Bot:
-    """Base class for bots. Override ``choose``; the hooks are optional."""
+    """Base class for bots. Override ``choose``; the hooks are optional.
+
+    ``choose`` may be a plain method or a coroutine (``async def``). Every way a
+    bot plays (in-process, over TCP, over stdio) calls ``reset`` before each
+    match, ``on_event`` with every event the seat sees, in order, and ``choose``
+    when it is the seat's turn; never two of these at once.
+    """
 
     name = "bot"
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: BotView) -> Move:
         raise NotImplementedError
 
     def on_event(self, event: Event) -> None:

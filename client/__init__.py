@@ -1,1 +1,1 @@
-"""client"""
+"""The terminal client for people: ``leastscore play``. Nothing imports it."""

@@ -9,6 +9,7 @@ from .events import (
     MatchStarted,
     Played,
     Reshuffled,
+    Resigned,
     RoundStarted,
     RoundVoid,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Play",
     "Played",
     "Reshuffled",
+    "Resigned",
     "RoundStarted",
     "RoundVoid",
     "Rules",

@@ -92,6 +92,13 @@ class RoundVoid(Event, frozen=True, tag="round_void"):
     turns: int
 
 
+class Resigned(Event, frozen=True, tag="resigned"):
+    """A player left the match for good (a forfeit): out now, ranked below the rest."""
+
+    seat: int
+    reason: str
+
+
 class MatchEnded(Event, frozen=True, tag="match_end"):
     reason: str
     """``winner`` (one player left), ``first_out`` or ``max_rounds``."""
@@ -99,4 +106,6 @@ class MatchEnded(Event, frozen=True, tag="match_end"):
     scores: tuple[int, ...]
 
 
-AnyEvent = MatchStarted | RoundStarted | Played | Reshuffled | Declared | RoundVoid | MatchEnded
+AnyEvent = (
+    MatchStarted | RoundStarted | Played | Reshuffled | Declared | RoundVoid | Resigned | MatchEnded
+)

@@ -9,7 +9,16 @@ from typing import IO
 import msgspec
 
 from .cards import parse_card, parse_cards
-from .events import AnyEvent, Declared, Event, MatchStarted, Played, Reshuffled, RoundStarted
+from .events import (
+    AnyEvent,
+    Declared,
+    Event,
+    MatchStarted,
+    Played,
+    Reshuffled,
+    Resigned,
+    RoundStarted,
+)
 from .match import Match, ScriptedShuffler
 from .moves import Declare, Move, Play
 
@@ -36,14 +45,16 @@ def read_log(path: str | Path) -> list[Event]:
         return [decode_event(line) for line in f if line.strip()]
 
 
-def moves_of(events: Iterable[Event]) -> Iterator[tuple[int, Move, bool]]:
-    """The (seat, move, auto) that produced a log's plays and declarations, in order."""
+def moves_of(events: Iterable[Event]) -> Iterator[tuple[int, Move | Resigned, bool]]:
+    """What each player did, in order: (seat, move or resignation, auto)."""
     for event in events:
         if isinstance(event, Played):
             take = None if event.took is None else parse_card(event.took)
             yield event.seat, Play(tuple(parse_cards(event.discard)), take), event.auto
         elif isinstance(event, Declared):
             yield event.seat, Declare(), False
+        elif isinstance(event, Resigned):
+            yield event.seat, event, False
 
 
 def match_from_log(events: Sequence[Event]) -> Match:
@@ -67,5 +78,8 @@ def replay(events: Sequence[Event]) -> list[Event]:
     match = match_from_log(events)
     out = match.start()
     for seat, move, auto in moves_of(events):
-        out.extend(match.apply(seat, move, auto=auto))
+        if isinstance(move, Resigned):
+            out.extend(match.resign(seat, move.reason))
+        else:
+            out.extend(match.apply(seat, move, auto=auto))
     return out

@@ -18,6 +18,7 @@ from .events import (
     MatchStarted,
     Played,
     Reshuffled,
+    Resigned,
     RoundStarted,
     RoundVoid,
 )
@@ -74,6 +75,8 @@ class Match:
         self.scores = [0] * n
         self.active = [True] * n
         self.out_round: list[int | None] = [None] * n
+        self.resigned: list[int] = []
+        """Seats that forfeited, in order."""
         self.round = 0
         self.dealer = 0
         self.to_move = 0
@@ -292,6 +295,34 @@ class Match:
         self._end_round(events, out)
         return events
 
+    def resign(self, seat: int, reason: str = "resigned") -> list[Event]:
+        """Take ``seat`` out of the match now (a forfeit), whoever is to move.
+
+        Its hand goes face down to the dead pile; it ranks below every player
+        eliminated in play. Used for players who leave and for faulty bots.
+        """
+        if self.over:
+            raise MatchOver("the match is over")
+        if not self.started:
+            raise IllegalMove("the match has not started")
+        if not (isinstance(seat, int) and 0 <= seat < len(self.names)) or not self.active[seat]:
+            raise IllegalMove(f"{self._name(seat)} is not in the match")
+        self.active[seat] = False
+        self.out_round[seat] = self.round
+        self.resigned.append(seat)
+        self.dead.extend(hand_info(self.hands[seat], self._same_suit).cards)
+        self.hands[seat] = 0
+        self.sizes[seat] = 0
+        events: list[Event] = [Resigned(seat, reason)]
+        if self.rules.first_out_ends:
+            self._finish(events, "first_out")
+        elif sum(self.active) <= 1:
+            self._finish(events, "winner")
+        elif seat == self.to_move:
+            self.to_move = self._next_active(seat)
+        self.log.extend(events)
+        return events
+
     def _end_round(self, events: list[Event], eliminated: tuple[int, ...]) -> None:
         left = sum(self.active)
         if self.rules.first_out_ends and eliminated:
@@ -303,6 +334,9 @@ class Match:
         else:
             self._deal(events)
             return
+        self._finish(events, reason)
+
+    def _finish(self, events: list[Event], reason: str) -> None:
         self.over = True
         self.end_reason = reason
         self.standings = tuple(self._standings(reason))
@@ -310,12 +344,15 @@ class Match:
 
     def _standings(self, reason: str) -> list[Standing]:
         n = len(self.names)
+        gone = self.resigned
+        forfeits = [[(s, self.scores[s])] for s in reversed(gone)]
         if reason == "first_out":
-            return place([[(s, self.scores[s]) for s in range(n)]])
+            return place([[(s, self.scores[s]) for s in range(n) if s not in gone], *forfeits])
         tiers = [[(s, self.scores[s]) for s in range(n) if self.active[s]]]
         for r in sorted({r for r in self.out_round if r is not None}, reverse=True):
-            tiers.append([(s, self.scores[s]) for s in range(n) if self.out_round[s] == r])
-        return place(tiers)
+            tier = [(s, self.scores[s]) for s in range(n) if self.out_round[s] == r]
+            tiers.append([(s, score) for s, score in tier if s not in gone])
+        return place([*tiers, *forfeits])
 
     # -- what players see -----------------------------------------------------
 

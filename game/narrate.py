@@ -11,6 +11,7 @@ from .events import (
     MatchStarted,
     Played,
     Reshuffled,
+    Resigned,
     RoundStarted,
     RoundVoid,
 )
@@ -41,19 +42,21 @@ def describe(event: Event, names: Sequence[str], me: int | None = None) -> str:
         if event.drawn:
             took = f"drew {event.drawn}"
         late = " (out of time)" if event.auto else ""
-        verb = "discard" if event.seat == me else "discarded"
-        return f"{Who(event.seat)} {verb} {' '.join(event.discard)} and {took}{late}"
+        return f"{Who(event.seat)} discarded {' '.join(event.discard)} and {took}{late}"
     if isinstance(event, Reshuffled):
         return f"The dead pile was shuffled into a new deck of {event.size}"
     if isinstance(event, Declared):
         total = event.totals[event.seat]
-        verdict = "and was lowest" if event.holds else "but was not lowest"
+        was = "were" if event.seat == me else "was"
+        verdict = f"and {was} lowest" if event.holds else f"but {was} not lowest"
         line = f"{Who(event.seat)} declared at {total} {verdict}"
         if event.eliminated:
             line += f"; out: {', '.join(who(s) for s in event.eliminated)}"
         return line
     if isinstance(event, RoundVoid):
         return f"Round {event.round} reached {event.turns} turns without a declaration: void"
+    if isinstance(event, Resigned):
+        return f"{Who(event.seat)} left the match ({event.reason})"
     if isinstance(event, MatchEnded):
         return "Match over: " + ", ".join(
             f"{_place(s.place)} {who(s.seat)} ({s.score})" for s in event.standings

@@ -14,6 +14,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("leastscore.rules_cmd:rules", "Print the rules of Least Score."),
     "demo": ("leastscore.demo:demo", "Watch built-in bots play one match."),
     "replay": ("leastscore.replay_cmd:replay", "Show a recorded match round by round."),
+    "play": ("client.cli:play", "Play in the terminal (--local: against bots, no server needed)."),
+    "serve": ("server.cli:serve", "Run a Least Score server."),
+    "history": ("server.cli:history", "List recorded matches."),
+    "bot": ("bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
+    "tournament": ("tournament.cli:tournament", "Play a tournament between bots."),
 }
 
 

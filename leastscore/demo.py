@@ -16,6 +16,7 @@ import click
 def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str | None) -> None:
     """Watch built-in bots play one match."""
     from bots import make_bot
+    from bots.view import BotView
     from game import Match, Rules, write_log
 
     from .replay_cmd import show_match
@@ -26,7 +27,7 @@ def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str
     match.start()
     while not match.over:
         seat = match.to_move
-        match.apply(seat, players[seat].choose(match.view(seat)))
+        match.apply(seat, players[seat].choose(BotView.of(match.view(seat))))
     show_match(match.log)
     if log_path:
         with open(log_path, "wb") as f:

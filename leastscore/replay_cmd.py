@@ -48,20 +48,32 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Match database.")
+@click.option("--db", default=None, help="Match database (default: the server's).")
 @click.option("--check", is_flag=True, help="Replay the moves through the engine and verify.")
 def replay(source: str, db: str | None, check: bool) -> None:
-    """Show a recorded match: SOURCE is a JSON Lines log file (or a match id with --db)."""
+    """Show a recorded match: SOURCE is a JSON Lines log file or a match number."""
     from game import read_log
     from game import replay as rerun
 
     path = Path(source)
-    if not path.exists():
+    if source.isdigit() and not path.exists():
+        from server.config import default_db
+        from server.store import Store
+
+        db = db or default_db()
+        if not Path(db).exists():
+            raise click.ClickException(f"no match database at {db}")
+        found = Store(db).log(int(source))
+        if found is None:
+            raise click.ClickException(f"no match {source} in {db}")
+        events = found
+    elif not path.exists():
         raise click.ClickException(f"no match log at {source}")
-    try:
-        events = read_log(path)
-    except Exception as e:
-        raise click.ClickException(f"{source} is not a match log: {e}") from None
+    else:
+        try:
+            events = read_log(path)
+        except Exception as e:
+            raise click.ClickException(f"{source} is not a match log: {e}") from None
     show_match(events)
     if check:
         same = rerun(events) == events

@@ -1,1 +1,36 @@
-"""protocol"""
+"""Protocol v1: length-prefixed MessagePack frames carrying typed messages. No sockets here."""
+
+from . import errors
+from .codec import decode_client, decode_server, encode, encode_body
+from .errors import ProtocolError
+from .framing import MAX_FRAME, FrameReader, FrameTooLarge, frame
+from .messages import ClientMessage, ServerMessage
+
+VERSION = 1
+SUPPORTED = (1,)
+"""Major versions this implementation speaks, oldest first."""
+
+
+def negotiate(offered: list[int]) -> int | None:
+    """The highest version both sides speak, or None."""
+    common = set(offered) & set(SUPPORTED)
+    return max(common) if common else None
+
+
+__all__ = [
+    "MAX_FRAME",
+    "SUPPORTED",
+    "VERSION",
+    "ClientMessage",
+    "FrameReader",
+    "FrameTooLarge",
+    "ProtocolError",
+    "ServerMessage",
+    "decode_client",
+    "decode_server",
+    "encode",
+    "encode_body",
+    "errors",
+    "frame",
+    "negotiate",
+]

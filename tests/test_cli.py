@@ -21,7 +21,7 @@ def test_version_and_help():
     assert out.returncode == 0 and __version__ in out.stdout
     out = run("--help")
     assert out.returncode == 0
-    for command in ("rules", "demo", "replay"):
+    for command in ("rules", "demo", "replay", "play"):
         assert command in out.stdout
 
 

@@ -15,11 +15,13 @@ from game import (
     Play,
     Played,
     Reshuffled,
+    Resigned,
     RoundStarted,
     RoundVoid,
     Rules,
     Standing,
     parse_cards,
+    replay,
 )
 from game.cards import FULL_DECK, mask_of
 
@@ -291,3 +293,25 @@ def test_seat_count_and_rules_checked():
 def test_rigged_order_helper_deals_as_promised():
     order = rigged_order(["2C 3C 4C 5C 6C", "7D 8H 9S JD KD"], "QS", deck="AS")
     assert order[10] == "QS" and order[11] == "AS" and len(set(order)) == 52
+
+
+def test_resign_mid_round_and_standings():
+    m = rigged_match(["2C 3C 4C 5C 6C", "7D 8H 9S JD KD", "2H 3H 4H 5H 6H", "AS AD 2S 3S 4S"], "QS")
+    assert m.to_move == 1
+    before_dead = len(m.dead)
+    events = m.resign(1, "left the table")
+    assert events == [Resigned(1, "left the table")]
+    assert m.to_move == 2 and not m.active[1] and m.hands[1] == 0
+    assert len(m.dead) == before_dead + 5 and accounted(m)
+    with pytest.raises(IllegalMove, match="not in the match"):
+        m.resign(1)
+    with pytest.raises(NotYourTurn):
+        m.apply(1, Play.of("7D", "deck"))
+    m.resign(3, "forfeit")  # not their turn: play goes on with seat 2
+    assert m.to_move == 2
+    events = m.resign(0, "forfeit")
+    end = events[-1]
+    assert isinstance(end, MatchEnded) and end.reason == "winner"
+    # the survivor wins; forfeits rank below, the latest forfeit highest
+    assert [s.seat for s in end.standings] == [2, 0, 3, 1]
+    assert replay(m.log) == m.log

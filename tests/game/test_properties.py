@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,12 +40,17 @@ fast = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def play(seats: int, rules: Rules, seed: int, greedy: bool, check=None) -> Match:
+    """A match of random (and greedy) bots; now and then a player forfeits."""
     m = Match(seats, rules, seed)
     m.start()
     players = [(GreedyBot() if greedy and i % 2 else RandomBot(seed + i)) for i in range(seats)]
+    chance = random.Random(seed)
     while not m.over:
-        seat = m.to_move
-        m.apply(seat, players[seat].choose(m.view(seat)))
+        if chance.random() < 0.002:
+            m.resign(chance.choice([s for s in range(seats) if m.active[s]]), "forfeit")
+        else:
+            seat = m.to_move
+            m.apply(seat, players[seat].choose(m.view(seat)))
         if check:
             check(m)
     return m
@@ -95,8 +101,12 @@ def test_standings_follow_the_elimination_order(args):
     assert sorted(ranked) == list(range(seats))
     places = [st.place for st in end.standings]
     assert places == sorted(places) and places[0] == 1
+    forfeits = [s for s in ranked if s in m.resigned]
+    assert forfeits == list(reversed(m.resigned))
+    assert ranked[len(ranked) - len(forfeits) :] == forfeits
+    ranked = ranked[: len(ranked) - len(forfeits)]
     if end.reason == "first_out":
-        scores = [st.score for st in end.standings]
+        scores = [m.scores[s] for s in ranked]
         assert scores == sorted(scores)
         return
     survivors = [s for s in ranked if s not in out_round]

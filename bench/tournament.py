@@ -1,0 +1,204 @@
+"""How fast the tournament runner plays, and what an external program costs.
+
+    python -m bench.tournament [--deals 12] [--stdio-matches 30]
+
+1. Matches per second of four ``greedy`` entrants at a 4-seat table (one
+   group, every deal in 4 rotations), with 1 and with 2 workers. Matches are
+   played in worker processes either way; "steady" is counted from the moment
+   every worker is ready (process start-up excluded), "total" is the whole
+   run. Target: 2 workers >= 1.8x one worker (steady). The CPU time per match
+   of the workers and of the runner says how it would scale on idle cores,
+   which a shared machine may not have.
+2. The cost per move of an external program on stdio. The same 2-seat matches
+   are played twice against ``greedy``: once by ``tests/programs/stdio_player.py``
+   (a raw protocol-v1 program) and once by an in-process bot with exactly the
+   same strategy, so both play identical moves; the difference in time is the
+   cost of the pipe, the codec and the other process (best of three passes
+   each way). Target: <= 50 us more per move the program makes.
+
+Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from bots import Bot, GreedyBot
+from bots.program import ProgramSeat
+from bots.referee import Policy, Referee
+from bots.seat import BotSeat, Seat
+from game import Match, Move, Play, Played, Rules, View
+from tournament.config import build
+from tournament.entrants import parse_entrant
+from tournament.play import loop_factory
+from tournament.runner import Runner
+
+PLAYER = Path(__file__).resolve().parent.parent / "tests" / "programs" / "stdio_player.py"
+
+
+def matches_per_second(workers: int, deals: int) -> dict[str, float]:
+    entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
+    config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
+    total = len(config.schedule())
+    finished: list[float] = []
+
+    async def run() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        runner = Runner(config, workers=workers, on_result=lambda r: finished.append(loop.time()))
+        started = loop.time()
+        await runner.run(range(total))
+        assert runner.pool is not None
+        return started, runner.pool.ready_at or started
+
+    before = _cpu()
+    with asyncio.Runner(loop_factory=loop_factory()) as loop:
+        started, ready = loop.run(run())
+    runner_cpu, workers_cpu = (after - then for after, then in zip(_cpu(), before, strict=True))
+    end = finished[-1]
+    steady = [t for t in finished if t >= ready]
+    return {
+        "matches": total,
+        "total_s": round(end - started, 3),
+        "startup_s": round(ready - started, 3),
+        "total_per_s": round(total / (end - started), 2),
+        "steady_per_s": round(len(steady) / (end - ready), 2),
+        "runner_cpu_ms_per_match": round(1000 * runner_cpu / total, 2),
+        "worker_cpu_ms_per_match": round(1000 * workers_cpu / total, 2),
+    }
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds of this process and of its finished children (the workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
+
+
+class LastLegal(Bot):
+    """What ``stdio_player.py`` plays: the last legal discard, a card from the deck."""
+
+    def choose(self, view: View) -> Move:
+        take = None if view.can_draw else view.open[0]
+        return Play(view.legal_discards[-1], take)
+
+
+async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
+    """Seconds, all moves, and the first seat's moves over ``matches`` 2-seat matches."""
+    seconds = 0.0
+    moves = mine = 0
+    for seed in range(matches):
+        match = Match(["program", "greedy"], Rules(threshold=100), seed=seed)
+        referee = Referee(
+            match,
+            [first, BotSeat(GreedyBot())],
+            time_limit=lambda seat: 5.0,
+            policy=Policy(retry_illegal=False),
+        )
+        started = time.perf_counter()
+        await referee.run()
+        seconds += time.perf_counter() - started
+        assert all(f.total == 0 for f in referee.faults)
+        played = [e for e in match.log if type(e) is Played]
+        moves += len(played)
+        mine += sum(1 for e in played if e.seat == 0)
+    return seconds, moves, mine
+
+
+def stdio_cost(matches: int, rounds: int = 3) -> dict[str, float]:
+    """Best of ``rounds`` alternating passes each way, after a pass that warms the
+    bots' caches (so that neither side gains from going second)."""
+
+    async def run() -> dict[str, float]:
+        local_seat = BotSeat(LastLegal(), "program")
+        program = ProgramSeat([sys.executable, str(PLAYER)], "program")
+        await program.start()
+        piped = local = float("inf")
+        try:
+            await _play(local_seat, matches)
+            await _play(program, 2)
+            for _ in range(rounds):
+                seconds, moves, mine = await _play(program, matches)
+                piped = min(piped, seconds)
+                seconds, moves_again, _ = await _play(local_seat, matches)
+                local = min(local, seconds)
+                assert moves == moves_again, "the two ways should play the same moves"
+        finally:
+            await program.close()
+        return {
+            "matches": matches,
+            "moves": moves,
+            "program_moves": mine,
+            "stdio_s": round(piped, 3),
+            "in_process_s": round(local, 3),
+            "us_per_move_in_process": round(1e6 * local / moves, 1),
+            "us_per_move_stdio": round(1e6 * piped / moves, 1),
+            "extra_us_per_program_move": round(1e6 * (piped - local) / mine, 1),
+            "extra_us_per_move": round(1e6 * (piped - local) / moves, 1),
+        }
+
+    with asyncio.Runner(loop_factory=loop_factory()) as loop:
+        return loop.run(run())
+
+
+@click.command()
+@click.option("--deals", default=25, show_default=True, help="Deals (x4 rotations) per run.")
+@click.option(
+    "--runs", default=2, show_default=True, help="Runs per worker count (the best counts)."
+)
+@click.option("--stdio-matches", default=60, show_default=True, help="Matches for the stdio cost.")
+def main(deals: int, runs: int, stdio_matches: int) -> None:
+    def best(workers: int) -> dict[str, float]:
+        tries = [matches_per_second(workers, deals) for _ in range(runs)]
+        return max(tries, key=lambda t: t["steady_per_s"])
+
+    one = best(1)
+    click.echo(
+        f"1 worker:  {one['matches']} matches in {one['total_s']} s "
+        f"({one['startup_s']} s starting): {one['steady_per_s']} matches/s steady, "
+        f"{one['total_per_s']} overall"
+    )
+    two = best(2)
+    click.echo(
+        f"2 workers: {two['matches']} matches in {two['total_s']} s "
+        f"({two['startup_s']} s starting): {two['steady_per_s']} matches/s steady, "
+        f"{two['total_per_s']} overall"
+    )
+    ratio = two["steady_per_s"] / one["steady_per_s"]
+    click.echo(f"speed-up with 2 workers: {ratio:.2f}x (target >= 1.8x)")
+    click.echo(
+        f"CPU per match: workers {one['worker_cpu_ms_per_match']} ms (1) and "
+        f"{two['worker_cpu_ms_per_match']} ms (2), their start-up included; the runner "
+        f"{one['runner_cpu_ms_per_match']} and {two['runner_cpu_ms_per_match']} ms"
+    )
+    cost = stdio_cost(stdio_matches)
+    click.echo(
+        f"stdio program against greedy: {cost['us_per_move_stdio']} us a move, in-process "
+        f"{cost['us_per_move_in_process']}: {cost['extra_us_per_move']} us more per move of "
+        f"the match, {cost['extra_us_per_program_move']} per move the program makes "
+        "(target <= 50)"
+    )
+    result = {
+        "bench": "tournament",
+        "workers_1": one,
+        "workers_2": two,
+        "speedup": round(ratio, 2),
+        "speedup_target": 1.8,
+        "stdio": cost,
+        "stdio_target_us": 50,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+    click.echo(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

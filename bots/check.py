@@ -1,0 +1,405 @@
+"""``leastscore bot check``: is a program a bot a tournament can run?
+
+It starts the program as the tournament does (``ProgramSeat``), checks the
+handshake and the protocol version, plays a few matches against built-ins
+under the tournament's fault policy, and turns what went wrong into plain
+words: every problem once, with how often and an example, so that the author
+knows what to fix first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import cycle, islice
+from typing import Any
+
+from game import Event, IllegalMove, Match, Move, Resigned, Rules, View
+
+from . import make_bot
+from .program import ProgramSeat
+from .referee import Faults, Policy, Referee
+from .runner import ordinal
+from .seat import BotSeat, Seat, SeatFailed
+
+
+@dataclass(frozen=True)
+class CheckSettings:
+    matches: int = 3
+    seats: int = 3
+    opponents: tuple[str, ...] = ("greedy", "random")
+    threshold: int = 50
+    move_time: float = 5.0
+    """Seconds a move may take before the automatic move is played (the tournament's)."""
+    budget: float = 1.0
+    """Moves slower than this are reported as slow, though they were in time."""
+    startup_time: float = 10.0
+    max_faults: int = 5
+    """Faults in one match after which the program forfeits it (the tournament's)."""
+    seed: int = 1
+
+
+@dataclass
+class MatchResult:
+    number: int
+    seat: int
+    seed: int
+    opponents: list[str]
+    moves: int = 0
+    place: int | None = None
+    faults: Faults = field(default_factory=Faults)
+    forfeited: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckReport:
+    command: str
+    settings: CheckSettings
+    lines: list[str] = field(default_factory=list)
+    """What happened, in order: one line for the handshake and one per match."""
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    matches: list[MatchResult] = field(default_factory=list)
+    move_times: list[float] = field(default_factory=list)
+
+    @property
+    def compliant(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        """The whole report."""
+        return "\n".join([f"Checking {self.command}", *self.lines, self.summary()])
+
+    def summary(self) -> str:
+        """What the report says after the line per step: times, problems, the verdict."""
+        out: list[str] = []
+        if self.move_times:
+            times = self.move_times
+            out.append(
+                f"Move times: median {_seconds(statistics.median(times))}, slowest "
+                f"{_seconds(max(times))} (budget {self.settings.budget:g} s, "
+                f"limit {self.settings.move_time:g} s)"
+            )
+        if self.problems:
+            out.append(f"\nProblems ({len(self.problems)}):")
+            out.extend(_bullet(p) for p in self.problems)
+        if self.warnings:
+            out.append(f"\nWarnings ({len(self.warnings)}):")
+            out.extend(_bullet(w) for w in self.warnings)
+        verdict = "compliant" if self.compliant else f"NOT compliant: {len(self.problems)} problem"
+        verdict += "" if self.compliant or len(self.problems) == 1 else "s"
+        out.append(f"\nResult: {verdict}.")
+        return "\n".join(out)
+
+
+def _seconds(t: float) -> str:
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def _bullet(text: str) -> str:
+    first, *rest = text.split("\n")
+    return "\n".join([f"  - {first}", *(f"      {line}" for line in rest)])
+
+
+class TimedSeat:
+    """Passes everything to a program's seat and times each of its moves."""
+
+    def __init__(self, program: ProgramSeat) -> None:
+        self.program = program
+        self.name = program.name
+        self.times: list[float] = []
+        self.moves = 0
+
+    def send(self, events: Sequence[Event]) -> None:
+        self.program.send(events)
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        self.program.send_turn(mover, time_limit, view)
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        starts = self.program.starts
+        began = time.monotonic()
+        move = await self.program.choose(view, time_limit)
+        if self.program.starts == starts:  # a restart's start-up is not thinking time
+            self.times.append(time.monotonic() - began)
+        self.moves += 1
+        return move
+
+    def verdict(self, error: IllegalMove | None) -> None:
+        self.program.verdict(error)
+
+
+async def check_program(
+    command: str | Sequence[str],
+    settings: CheckSettings | None = None,
+    *,
+    progress: Callable[[str], None] | None = None,
+    cwd: str | None = None,
+) -> CheckReport:
+    """Run the whole check; ``progress`` hears each report line as it is made."""
+    settings = settings or CheckSettings()
+    shown = command if isinstance(command, str) else " ".join(command)
+    report = CheckReport(shown, settings)
+
+    def line(text: str) -> None:
+        report.lines.append(text)
+        if progress is not None:
+            progress(text)
+
+    with tempfile.TemporaryDirectory(prefix="leastscore-check-") as tmp:
+        stderr_path = os.path.join(tmp, "stderr.txt")
+        with open(stderr_path, "wb") as stderr:
+            started = False
+            program = ProgramSeat(
+                command, "program", startup_time=settings.startup_time, stderr=stderr, cwd=cwd
+            )
+            try:
+                started = await _handshake(program, report, line)
+                if started:
+                    await _play_matches(program, settings, report, line)
+            finally:
+                began = time.monotonic()
+                await program.close()
+                if time.monotonic() - began > 0.9 and program.hello is not None:
+                    report.warnings.append(
+                        "it did not exit within 1 s of bye and a closed stdin: it was killed"
+                    )
+        last_words = _tail(stderr_path)
+        if not started:
+            if last_words:
+                report.problems[-1] += f"\nits last words on stderr:\n{last_words}"
+        else:
+            _explain(report, last_words)
+    return report
+
+
+async def _handshake(
+    program: ProgramSeat, report: CheckReport, line: Callable[[str], None]
+) -> bool:
+    began = time.monotonic()
+    try:
+        await program.start()
+    except SeatFailed:
+        why = program.problems[-1] if program.problems else "it failed to start"
+        line(f"FAIL  handshake: {why}")
+        report.problems.append(_handshake_advice(why, program))
+        return False
+    hello = program.hello
+    assert hello is not None
+    line(
+        f"PASS  started and said hello in {time.monotonic() - began:.2f} s "
+        f'(name "{hello.name}", client "{hello.client}", protocol {hello.protocol})'
+    )
+    if not hello.bot:
+        report.warnings.append('its hello says "bot": false; a bot should say "bot": true')
+    if not hello.name:
+        report.warnings.append("its hello has no name: tables and reports will show it nameless")
+    return True
+
+
+def _handshake_advice(why: str, program: ProgramSeat) -> str:
+    if why.startswith("no hello within"):
+        return (
+            f"{why}: the first thing a program writes on stdout must be a hello frame, "
+            'e.g. {"type": "hello", "protocol": [1], "name": "mybot", "bot": true}'
+        )
+    if why.startswith("speaks protocol"):
+        return f"{why}: list 1 in hello's protocol field (this host speaks protocol 1)"
+    if "hello_required" in why:
+        return f"{why}: its first frame was not a hello"
+    if why.startswith("cannot start"):
+        return f"{why}: check the command (quote it as one argument) and the working directory"
+    if why.startswith(("exited", "closed its output")):
+        return f"it {why} before saying hello"
+    if "broke the protocol" in why or "oversized" in why:
+        return f"{why} (before the handshake): only length-prefixed frames may go to stdout"
+    return why
+
+
+async def _play_matches(
+    program: ProgramSeat,
+    settings: CheckSettings,
+    report: CheckReport,
+    line: Callable[[str], None],
+) -> None:
+    timed = TimedSeat(program)
+    hello = program.hello
+    me = (hello.name if hello and hello.name else "program")[:32]
+    levels = cycle(settings.opponents)
+    for i in range(settings.matches):
+        number = i + 1
+        seat = i % settings.seats
+        opponents = list(islice(levels, settings.seats - 1))
+        seed = settings.seed + i
+        result = MatchResult(number, seat, seed, opponents)
+        seats: list[Seat] = [
+            BotSeat(make_bot(level, seed + k), level) for k, level in enumerate(opponents)
+        ]
+        seats.insert(seat, timed)
+        names = [s.name for s in seats]
+        names[seat] = me if me not in opponents else f"{me} (checked)"
+        match = Match(names, Rules(threshold=settings.threshold), seed=seed)
+        referee = Referee(
+            match,
+            seats,
+            time_limit=lambda _seat: settings.move_time,
+            policy=Policy(retry_illegal=False, max_faults=settings.max_faults),
+        )
+        problems_before = len(program.problems)
+        moves_before = timed.moves
+        try:
+            await referee.run()
+        except Exception as e:  # a referee error is the check's own failure: say it
+            report.problems.append(f"match {number} could not be played: {e!r}")
+            line(f"FAIL  match {number}: could not be played ({e!r})")
+            return
+        result.faults = referee.faults[seat]
+        result.moves = timed.moves - moves_before
+        result.problems = program.problems[problems_before:]
+        result.forfeited = any(isinstance(e, Resigned) and e.seat == seat for e in match.log)
+        result.place = next((s.place for s in match.standings if s.seat == seat), None)
+        report.matches.append(result)
+        against = ", ".join(opponents)
+        head = f"match {number} of {settings.matches}: seat {seat} against {against} (seed {seed})"
+        place = f"placed {ordinal(result.place)} of {settings.seats}" if result.place else ""
+        if result.faults.total or result.forfeited:
+            what = _fault_words(result.faults)
+            if result.forfeited:
+                what += "; forfeited"
+            line(f"FAIL  {head}: {result.moves} moves, {what}, {place}")
+        else:
+            line(f"PASS  {head}: {result.moves} moves, {place}")
+    report.move_times = timed.times
+
+
+def _fault_words(f: Faults) -> str:
+    parts = []
+    if f.timeouts:
+        parts.append(f"{f.timeouts} timed out")
+    if f.illegal:
+        parts.append(f"{f.illegal} illegal")
+    if f.crashes:
+        parts.append(f"{f.crashes} crash{'es' if f.crashes > 1 else ''}")
+    return ", ".join(parts) or "no faults"
+
+
+def _times(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _explain(report: CheckReport, stderr_tail: str) -> None:
+    """Turn faults, the program's problems and move times into plain words."""
+    s = report.settings
+    total = Faults()
+    problems: list[str] = []
+    for m in report.matches:
+        total.timeouts += m.faults.timeouts
+        total.illegal += m.faults.illegal
+        total.crashes += m.faults.crashes
+        problems += m.problems
+    counts = Counter(problems)
+
+    def examples(pick: Callable[[str], bool]) -> str:
+        found = [(p, n) for p, n in counts.items() if pick(p)]
+        for p, _ in found:
+            del counts[p]
+        return "".join(f"\n{p}" + (f" ({n} times)" if n > 1 else "") for p, n in found)
+
+    if total.illegal:
+        report.problems.append(
+            _times(total.illegal, "illegal move", "illegal moves")
+            + ", each replaced by the automatic move:"
+            + examples(lambda p: p.startswith("illegal move"))
+        )
+    bad_cards = examples(lambda p: "is not a card" in p)
+    if bad_cards:
+        report.problems.append(
+            "it named cards that do not exist (each such move got the automatic move):" + bad_cards
+        )
+    unreadable = examples(lambda p: p.startswith(("bad_message", "unknown_type")))
+    if unreadable:
+        report.problems.append(
+            "it sent frames the host could not read as messages (each answered with an error):"
+            + unreadable
+        )
+    crashes = examples(
+        lambda p: p.startswith(("exited", "closed its output", "stopped reading", "does not read"))
+    )
+    garbage = examples(lambda p: "broke the protocol" in p or "oversized frame" in p)
+    if garbage:
+        report.problems.append(
+            "it wrote something on stdout that is not a protocol frame, and was restarted: "
+            "anything it prints must go to stderr" + garbage
+        )
+    if crashes:
+        report.problems.append(
+            "it crashed and was restarted (its move was the automatic one):"
+            + crashes
+            + (f"\nits last words on stderr:\n{stderr_tail}" if stderr_tail else "")
+        )
+    elif total.crashes and not (garbage or bad_cards):
+        report.problems.append(
+            _times(total.crashes, "move", "moves") + " failed and got the automatic move"
+        )
+    if total.timeouts:
+        report.problems.append(
+            _times(total.timeouts, "move", "moves")
+            + f" got no answer within the {s.move_time:g} s limit, "
+            "so the automatic move was played"
+        )
+    slow = [t for t in report.move_times if t > s.budget]
+    if slow:
+        report.problems.append(
+            _times(len(slow), "move was", "moves were")
+            + f" slower than the {s.budget:g} s budget (slowest {max(slow):.2f} s); "
+            f"tournaments allow {s.move_time:g} s"
+        )
+    late = examples(lambda p: p == "moved when it was not its turn")
+    if late:
+        report.problems.append(
+            "it answered when it was not its turn (a late answer to a turn that had timed "
+            "out, or a move twice):" + late
+        )
+    forfeits = [m.number for m in report.matches if m.forfeited]
+    if forfeits:
+        report.problems.append(
+            f"it forfeited match {', '.join(map(str, forfeits))}: more than "
+            f"{s.max_faults} faults in one match"
+        )
+    rest = examples(lambda p: True)
+    if rest:
+        report.problems.append("the host also noted:" + rest)
+
+
+def _tail(path: str, lines: int = 12) -> str:
+    try:
+        with open(path, "rb") as f:
+            text = f.read()[-8192:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def run_check(
+    command: str, settings: CheckSettings, progress: Callable[[str], None] | None = None
+) -> CheckReport:
+    async def check() -> CheckReport:
+        asyncio.get_running_loop().set_exception_handler(_quiet_about_seat_failures)
+        return await check_program(command, settings, progress=progress)
+
+    return asyncio.run(check())
+
+
+def _quiet_about_seat_failures(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A failed program leaves futures nobody awaits any more; the report already
+    says what failed, so they are not worth a traceback."""
+    if isinstance(context.get("exception"), SeatFailed):
+        return
+    loop.default_exception_handler(context)

@@ -1,0 +1,189 @@
+"""``leastscore bot``: run a bot (over TCP or stdio), start a new one, check a program."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+
+def _levels(values: tuple[str, ...]) -> list[str]:
+    """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
+    from bots import BUILTIN
+
+    levels = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    for level in levels:
+        if level not in BUILTIN:
+            raise click.BadParameter(
+                f"no built-in bot {level!r}; choose from {', '.join(BUILTIN)}", param_hint="--bots"
+            )
+    return levels
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit() or not host:
+        raise click.BadParameter(f"{text!r} is not HOST:PORT", param_hint="--server")
+    return host.strip("[]"), int(port)
+
+
+@click.group()
+def bot() -> None:
+    """Run, create and check bots (see BOTS.md)."""
+
+
+@bot.command()
+@click.argument("spec", metavar="FILE[:CLASS]")
+@click.option("--stdio", is_flag=True, help="Play on stdin/stdout, as tournaments run programs.")
+@click.option("--server", metavar="HOST:PORT", help="Play at a server's table over TCP.")
+@click.option("--table", metavar="ID", help="Join this table.")
+@click.option("--create", is_flag=True, help="Create a table (and fill it with --bots).")
+@click.option("--seats", type=click.IntRange(2, 8), help="Seats at a new table [1 + bots].")
+@click.option("--bots", "levels", multiple=True, metavar="LEVEL,...", help="Built-ins to add.")
+@click.option("--threshold", type=click.IntRange(1), help="A new table's threshold.")
+@click.option("--token", help="Resume token a host gave this bot (tournament remote entrants).")
+@click.option(
+    "--matches",
+    type=click.IntRange(1),
+    help="Matches to play [1; with --token: until the host says bye].",
+)
+@click.option("--name", help="The name to play under [the class's name].")
+@click.option("--seed", type=int, help="Passed to the bot's constructor if it takes one.")
+def run(
+    spec: str,
+    stdio: bool,
+    server: str | None,
+    table: str | None,
+    create: bool,
+    seats: int | None,
+    levels: tuple[str, ...],
+    threshold: int | None,
+    token: str | None,
+    matches: int | None,
+    name: str | None,
+    seed: int | None,
+) -> None:
+    """Play the bot in FILE over stdin/stdout (--stdio) or at a server (--server).
+
+    FILE's one Bot subclass plays, unless CLASS names one; builtin:LEVEL names
+    a built-in bot.
+    """
+    from .loader import BadBotSpec, load_bot
+
+    if stdio == bool(server):
+        raise click.UsageError("say where to play: --stdio, or --server HOST:PORT")
+    if server and sum([create, table is not None, token is not None]) != 1:
+        raise click.UsageError("with --server, give one of --create, --table ID or --token")
+    try:
+        player = load_bot(spec, seed)
+    except BadBotSpec as e:
+        raise click.ClickException(str(e)) from None
+    if stdio:
+        from .stdio import run_stdio
+
+        sys.exit(run_stdio(player, name))
+    from .tcp import TableChoice, play_over_tcp
+
+    assert server is not None
+    host, port = _address(server)
+    bots = _levels(levels)
+    where = TableChoice(
+        create=create,
+        table=table,
+        token=token,
+        seats=seats or 1 + max(1, len(bots)),
+        bots=bots,
+        rules={} if threshold is None else {"threshold": threshold},
+    )
+    if create and len(bots) >= where.seats:
+        raise click.UsageError(f"{len(bots)} bots do not leave a seat free at {where.seats} seats")
+    if matches is None and token is None:
+        matches = 1
+    sys.exit(asyncio.run(play_over_tcp(player, host, port, where, name=name, matches=matches)))
+
+
+@bot.command()
+@click.argument("name")
+@click.option("--lang", type=click.Choice(["python", "js"]), default="python", show_default=True)
+@click.option(
+    "--dir",
+    "parent",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    help="Where to make the project's directory.",
+)
+def new(name: str, lang: str, parent: Path) -> None:
+    """Write a small working bot project NAME/, with a README and a test."""
+    from .scaffold import new_bot
+
+    try:
+        target = new_bot(name, lang, parent)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"wrote {target}/")
+    if lang == "python":
+        click.echo(f"  cd {target} && pytest        # two quick matches")
+    else:
+        click.echo(f"  cd {target} && npm ci && npm test")
+    click.echo("  then read its README.md")
+
+
+@bot.command()
+@click.argument("command")
+@click.option("--matches", default=3, show_default=True, type=click.IntRange(1))
+@click.option("--seats", default=3, show_default=True, type=click.IntRange(2, 8))
+@click.option(
+    "--against",
+    default="greedy,random",
+    show_default=True,
+    metavar="LEVEL,...",
+    help="Built-in opponents, in turn.",
+)
+@click.option("--threshold", default=50, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--move-time", default=5.0, show_default=True, type=click.FloatRange(min=0.05), help="Seconds."
+)
+@click.option(
+    "--budget",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0.0),
+    help="Moves slower than this many seconds are reported.",
+)
+@click.option("--startup-time", default=10.0, show_default=True, type=click.FloatRange(min=0.1))
+@click.option("--seed", default=1, show_default=True, type=int)
+def check(
+    command: str,
+    matches: int,
+    seats: int,
+    against: str,
+    threshold: int,
+    move_time: float,
+    budget: float,
+    startup_time: float,
+    seed: int,
+) -> None:
+    """Check that the program COMMAND is a bot a tournament can run.
+
+    It starts COMMAND (one quoted argument), checks its handshake and protocol
+    version, plays matches against built-ins over stdin/stdout, and reports
+    each problem in plain words. Exit status 0: compliant.
+    """
+    from .check import CheckSettings, run_check
+
+    settings = CheckSettings(
+        matches=matches,
+        seats=seats,
+        opponents=tuple(_levels((against,))) or ("greedy",),
+        threshold=threshold,
+        move_time=move_time,
+        budget=budget,
+        startup_time=startup_time,
+        seed=seed,
+    )
+    click.echo(f"Checking {command}")
+    report = run_check(command, settings, progress=click.echo)
+    click.echo(report.summary())
+    sys.exit(0 if report.compliant else 1)

@@ -1,0 +1,146 @@
+"""A client's connection to a server: handshake, requests with ids, resume.
+
+Used by the terminal client and by bots that play over TCP. Every message the
+server sends updates ``tracker``; replies resolve the request that asked for
+them; everything else waits in ``inbox`` (or goes to ``on_message``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable
+
+import msgspec
+
+from protocol import VERSION, FrameReader, ProtocolError, decode_server, encode
+from protocol.messages import Error, Hello, Message, Welcome
+from protocol.tracker import Tracker
+
+
+class ServerError(Exception):
+    """The server refused a request."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ConnectionClosed(Exception):
+    pass
+
+
+class Connection:
+    def __init__(
+        self, host: str, port: int, name: str, *, bot: bool = False, client: str = ""
+    ) -> None:
+        self.host, self.port = host, port
+        self.name, self.bot, self.client = name, bot, client
+        self.tracker = Tracker()
+        self.inbox: asyncio.Queue[msgspec.Struct] = asyncio.Queue()
+        self.on_message: Callable[[msgspec.Struct], None] | None = None
+        self.welcome: Welcome | None = None
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[msgspec.Struct]] = {}
+        self._writer: asyncio.StreamWriter | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+
+    @classmethod
+    async def open(
+        cls,
+        host: str,
+        port: int,
+        name: str,
+        *,
+        bot: bool = False,
+        client: str = "",
+        timeout: float = 10.0,
+    ) -> Connection:
+        """Connect and say hello; raises ``OSError`` or ``ServerError``."""
+        conn = cls(host, port, name, bot=bot, client=client)
+        await conn.connect(timeout=timeout)
+        return conn
+
+    async def connect(self, *, resume: bool = False, timeout: float = 10.0) -> Welcome:
+        """Open the TCP connection and do the handshake; with ``resume``, take back
+        this player (its seat, hand and a ``state`` snapshot) with the token."""
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(self.host, self.port), timeout
+        )
+        self._writer = writer
+        self.closed = asyncio.Event()
+        self._reader_task = asyncio.create_task(self._read(reader))
+        token = self.tracker.token if resume else None
+        reply = await asyncio.wait_for(
+            self.request(Hello([VERSION], self.name, self.bot, self.client, token)), timeout
+        )
+        assert isinstance(reply, Welcome)
+        self.welcome = reply
+        return reply
+
+    async def _read(self, reader: asyncio.StreamReader) -> None:
+        frames = FrameReader(limit=1 << 24)
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    self.close_reason = self.close_reason or "the server closed the connection"
+                    return
+                for body in frames.feed(data):
+                    message = decode_server(body)
+                    if message is not None:
+                        self._deliver(message)
+        except (OSError, ProtocolError) as e:
+            self.close_reason = str(e)
+        finally:
+            self.closed.set()
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(ConnectionClosed(self.close_reason))
+            self._waiting.clear()
+
+    def _deliver(self, message: msgspec.Struct) -> None:
+        self.tracker.apply(message)
+        msg_id = getattr(message, "id", None)
+        future = self._waiting.pop(msg_id, None) if msg_id is not None else None
+        if future is not None and not future.done():
+            if isinstance(message, Error):
+                future.set_exception(ServerError(message.code, message.message))
+            else:
+                future.set_result(message)
+            return
+        if isinstance(message, Error) and message.code in ("bad_token",):
+            self.close_reason = message.message
+        if self.on_message is not None:
+            self.on_message(message)
+        else:
+            self.inbox.put_nowait(message)
+
+    def send(self, message: Message) -> None:
+        if self._writer is None or self.closed.is_set():
+            raise ConnectionClosed(self.close_reason or "not connected")
+        self._writer.write(encode(message))
+
+    async def request(self, message: Message) -> msgspec.Struct:
+        """Send ``message`` with a fresh id and wait for the reply with that id."""
+        msg_id = next(self._ids)
+        message = msgspec.structs.replace(message, id=msg_id)
+        future: asyncio.Future[msgspec.Struct] = asyncio.get_running_loop().create_future()
+        self._waiting[msg_id] = future
+        self.send(message)
+        return await future
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader_task
+        self.closed.set()

@@ -1,0 +1,381 @@
+"""A seat played by an external program that speaks protocol v1 on stdin/stdout.
+
+The program is a client like any other: it says ``hello``, gets ``welcome``,
+then receives the same events and ``turn`` messages it would get over TCP and
+answers with ``play``/``declare``. The program stays alive across matches; if
+it dies or writes garbage it is killed, counted, and started again (with a
+``state`` snapshot to catch up) the next time it has to move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shlex
+from collections.abc import Callable, Sequence
+from typing import IO
+
+import msgspec
+
+from game import Event, IllegalMove, MatchStarted, Move, View
+from protocol import (
+    FrameReader,
+    FrameTooLarge,
+    ProtocolError,
+    decode_client,
+    encode,
+    errors,
+    negotiate,
+)
+from protocol.convert import match_state, move_from_wire, stamp_of, turn_for
+from protocol.messages import (
+    Bye,
+    DeclareMove,
+    Error,
+    Hello,
+    Ok,
+    Ping,
+    PlayMove,
+    Pong,
+    SeatInfo,
+    State,
+    TableInfo,
+    Welcome,
+)
+
+from .seat import MoveSlot, SeatFailed
+
+log = logging.getLogger("leastscore.program")
+
+WRITE_LIMIT = 1 << 20
+"""Bytes waiting in a program's stdin before it counts as not reading (a fault)."""
+GATHER_TIME = 0.005
+"""Seconds frames for a program may wait to be written together with the next ones.
+
+A write wakes the program; gathering the frames of other players' moves and
+writing them with the next turn wakes it once per turn instead of once per frame,
+which is most of the cost of a move over a pipe. A program asked to move gets
+everything at once, without waiting."""
+GATHER_LIMIT = 1 << 16
+
+
+class ProgramSeat:
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        name: str = "",
+        *,
+        startup_time: float = 10.0,
+        stderr: IO[bytes] | int | None = asyncio.subprocess.DEVNULL,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        self.name = name or os.path.basename(self.argv[0])
+        self.startup_time = startup_time
+        self._stderr = stderr
+        self._cwd = cwd
+        self._env = env
+        self.proc: asyncio.subprocess.Process | None = None
+        self._reader_task: asyncio.Task[None] | None = None
+        self._hello: asyncio.Future[Hello] | None = None
+        self.slot = MoveSlot()
+        self._restart: asyncio.Future[None] | None = None
+        self._fresh = False
+        """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
+        self._welcomed = False
+        self._outbox: list[bytes] = []
+        self._outbox_size = 0
+        self._gathering: asyncio.TimerHandle | None = None
+        self.failure: str | None = None
+        """Why the running program was given up, if it was."""
+        self.starts = 0
+        self.problems: list[str] = []
+        """Everything that went wrong, in plain words (for reports and ``bot check``)."""
+        self.hello: Hello | None = None
+        """The program's last ``hello``: its name, its client string, its versions."""
+
+    # -- the process ----------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None and self.failure is None
+
+    async def start(self) -> None:
+        """Start the program and complete its handshake, or raise ``SeatFailed``."""
+        await self.close(quick=True)
+        self.failure = None
+        self.starts += 1
+        # Nothing but the welcome until it is asked to move (then it gets a snapshot),
+        # or a new match starts: no frame before the welcome, no turn twice.
+        self._fresh = True
+        self._welcomed = False
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=self._stderr,
+                cwd=self._cwd,
+                env=self._env,
+            )
+        except OSError as e:
+            raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
+        loop = asyncio.get_running_loop()
+        self._hello = loop.create_future()
+        self._reader_task = loop.create_task(self._read())
+        try:
+            hello = await asyncio.wait_for(asyncio.shield(self._hello), self.startup_time)
+        except TimeoutError:
+            raise self._fail(f"no hello within {self.startup_time:g} s of starting") from None
+        except SeatFailed:
+            raise
+        self.hello = hello
+        version = negotiate(hello.protocol)
+        if version is None:
+            self._write(
+                Error(
+                    errors.VERSION_UNSUPPORTED,
+                    "this host speaks protocol 1",
+                    hello.id,
+                    supported=[1],
+                )
+            )
+            self._flush()
+            raise self._fail(f"speaks protocol {hello.protocol}, not 1")
+        from leastscore import __version__
+
+        self._write(Welcome(version, f"leastscore {__version__}", "stdio", "", False, hello.id))
+        self._flush()
+        self._welcomed = True
+
+    def _fail(self, why: str) -> SeatFailed:
+        """Give up on the running program: kill it and remember why."""
+        if self.failure is None:
+            self.failure = why
+            self.problems.append(why)
+            log.info("%s: %s", self.name, why)
+        if self.proc is not None and self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+        if self._hello is not None and not self._hello.done():
+            self._hello.set_exception(SeatFailed(why))
+        self.slot.fail(SeatFailed(why))
+        return SeatFailed(f"{self.name}: {why}")
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        stdout = self.proc.stdout
+        frames = FrameReader()
+        while True:
+            data = await stdout.read(65536)
+            if not data:
+                code = await self.proc.wait()
+                self._fail(f"exited with code {code}" if code else "closed its output")
+                return
+            try:
+                bodies = frames.feed(data)
+            except FrameTooLarge as e:
+                self._fail(f"sent an oversized frame ({e})")
+                return
+            for body in bodies:
+                try:
+                    self._handle(decode_client(body))
+                except ProtocolError as e:
+                    if e.fatal:
+                        self._fail(f"broke the protocol: {e.code}: {e.message}")
+                        return
+                    self.problems.append(f"{e.code}: {e.message}")
+                    self._write(Error(e.code, e.message, e.id))
+
+    def _handle(self, message: msgspec.Struct) -> None:
+        if isinstance(message, Hello):
+            if self._hello is not None and not self._hello.done():
+                self._hello.set_result(message)
+            return
+        if self._hello is None or not self._hello.done():
+            raise ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
+        if isinstance(message, PlayMove | DeclareMove):
+            try:
+                move = move_from_wire(message)
+            except ProtocolError as e:
+                self._write(Error(e.code, e.message, e.id))
+                self.problems.append(e.message)
+                self.slot.fail(SeatFailed(e.message))
+                return
+            if not self.slot.offer(move, message.id, stamp_of(message)):
+                self.problems.append("moved when it was not its turn")
+                self._write(Error(errors.NOT_YOUR_TURN, "it is not your turn", message.id))
+        elif isinstance(message, Ping):
+            self._write(Pong(message.id))
+        else:
+            kind = type(message).__name__
+            self._write(Error(errors.NOT_ALLOWED, f"{kind} means nothing over stdio", None))
+
+    def _write(self, message: msgspec.Struct) -> None:
+        self._write_bytes(encode(message))
+
+    def _write_bytes(self, data: bytes) -> None:
+        if self.proc is None or not self.alive:
+            return
+        self._outbox.append(data)
+        self._outbox_size += len(data)
+        if self._outbox_size > GATHER_LIMIT:
+            self._flush()
+        elif self._gathering is None:
+            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._flush)
+
+    def _flush(self) -> None:
+        """Write the gathered frames now."""
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+        if not self._outbox:
+            return
+        data = b"".join(self._outbox)
+        self._drop_outbox()
+        proc = self.proc
+        if proc is None or proc.stdin is None or not self.alive:
+            return
+        try:
+            proc.stdin.write(data)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            self._fail("stopped reading its input")
+            return
+        transport = proc.stdin.transport
+        if transport.get_write_buffer_size() > WRITE_LIMIT:
+            self._fail("does not read its input")
+
+    def _drop_outbox(self) -> None:
+        self._outbox.clear()
+        self._outbox_size = 0
+        if self._gathering is not None:
+            self._gathering.cancel()
+            self._gathering = None
+
+    async def ready(self) -> bool:
+        """Have the program running before a match, off any move's clock.
+
+        Finishes a restart under way (after a failure already counted when it
+        was asked to move), or starts the program if it is not running. True
+        when it was found dead with no restart under way: a failure nobody has
+        counted yet. Raises ``SeatFailed`` if it cannot be started.
+        """
+        uncounted = self.starts > 0 and not self.alive and self._restart is None
+        with contextlib.suppress(SeatFailed):
+            await self._restarted()
+        if not self.alive:
+            await self.start()
+        return uncounted
+
+    async def close(self, quick: bool = False) -> None:
+        """Say goodbye and stop the program (killed if it lingers)."""
+        if self._restart is not None and not quick:
+            with contextlib.suppress(Exception):
+                await self._restart
+            self._restart = None
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.returncode is None and not quick:
+            self._write(Bye("the match is over"))
+            self._flush()
+            if proc.stdin is not None:
+                with contextlib.suppress(Exception):
+                    proc.stdin.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), 1.0)
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        if self._reader_task is not None:
+            self._reader_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reader_task
+        self.proc = None
+        self._reader_task = None
+        self._drop_outbox()
+
+    # -- the seat interface -------------------------------------------------------------
+
+    def send(self, events: Sequence[Event]) -> None:
+        if self._fresh:
+            if not (self._welcomed and events and isinstance(events[0], MatchStarted)):
+                return
+            self._fresh = False  # it will see the match from its start
+        for event in events:
+            self._write(event)
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        mine = view()
+        if mover == mine.seat:
+            self.slot.open((mine.round, mine.turn))
+        else:
+            self.slot.close()
+        if not self._fresh:  # a fresh program gets a snapshot and its turn when asked
+            self._write(turn_for(mine, int(time_limit * 1000), mover))
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        try:
+            await self._restarted()
+        except SeatFailed:
+            # The restart failed, which counts again: try once more for next time.
+            self._restart = asyncio.ensure_future(self.start())
+            raise
+        if not self.alive:
+            if self.starts:
+                # It died since it last moved: count it, and have a fresh one ready next time.
+                why = self.failure or "stopped"
+                self._restart = asyncio.ensure_future(self.start())
+                raise SeatFailed(f"{self.name}: {why}")
+            await self.start()
+        if self._fresh:
+            self._fresh = False
+            self._write(self._snapshot(view, time_limit))
+            self.slot.open((view.round, view.turn))
+            self._write(turn_for(view, int(time_limit * 1000), view.to_move))
+        taking = self.slot.take()
+        self._flush()
+        try:
+            return await taking
+        except SeatFailed:
+            if not self.alive and self._restart is None:
+                # It died while asked (counted now): have a fresh one ready next time.
+                self._restart = asyncio.ensure_future(self.start())
+            raise
+
+    async def _restarted(self) -> None:
+        """Wait for a restart under way; one that outlasts a move goes on for the next."""
+        restart = self._restart
+        if restart is None:
+            return
+        try:
+            await asyncio.shield(restart)
+        finally:
+            if restart.done() and self._restart is restart:
+                self._restart = None
+
+    def verdict(self, error: IllegalMove | None) -> None:
+        if error is None:
+            self.slot.close()
+            self._write(Ok(id=self.slot.move_id))
+        else:
+            self.problems.append(f"illegal move: {error.reason}")
+            self._write(Error(error.code, error.reason, self.slot.move_id))
+
+    def _snapshot(self, view: View, time_limit: float) -> State:
+        players = [SeatInfo(i, name, "bot") for i, name in enumerate(view.names)]
+        table = TableInfo(
+            id="stdio",
+            name="match",
+            seats=len(view.names),
+            players=players,
+            spectators=0,
+            playing=True,
+            locked=False,
+            rules=view.rules.changes(),
+        )
+        return State(table=table, you=view.seat, match=match_state(view, int(time_limit * 1000)))

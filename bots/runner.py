@@ -1,0 +1,358 @@
+"""One bot, one stream of host messages: the core of the stdio and TCP runners.
+
+A transport hands every message it receives to ``feed`` as it arrives and
+sends what the runner gives it; ``run`` works through the messages in order:
+the ``Tracker`` keeps the table, the bot hears every event, and on its own
+turn it chooses from a ``BotView``. The bot is never called twice at once, and
+a move that comes back after the table moved on (the host already played the
+automatic move) is dropped instead of being sent late.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import queue
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any, Literal
+
+import msgspec
+
+from game import (
+    Declare,
+    Declared,
+    Event,
+    MatchEnded,
+    MatchStarted,
+    Move,
+    Play,
+    Played,
+    Resigned,
+    RoundStarted,
+    RoundVoid,
+)
+from protocol import VERSION
+from protocol.convert import move_to_wire
+from protocol.messages import (
+    Bye,
+    DeclareMove,
+    Error,
+    Hello,
+    Message,
+    Ok,
+    PlayMove,
+    State,
+    Turn,
+    Welcome,
+)
+from protocol.tracker import Tracker
+
+from .base import Bot
+from .view import BotView, DealMemory
+
+OnError = Literal["stop", "continue"]
+TurnKey = tuple[int, int, int, int]
+"""(match, round, turn, seat to move): one turn, told apart from every other."""
+
+_TURN_OVER = (Played, Declared, RoundVoid, RoundStarted, MatchStarted, MatchEnded)
+
+
+class BotFailed(Exception):
+    """The bot raised, returned something that is not a move, or the host speaks no
+    version the runner does."""
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def wire_move(
+    move: object, msg_id: int, round: int | None = None, turn: int | None = None
+) -> PlayMove | DeclareMove:
+    """The wire message for what ``choose`` returned, or ``TypeError`` saying why not.
+
+    ``round`` and ``turn`` name the turn it answers, so that the host refuses it
+    instead of playing it on a later turn if it arrives too late."""
+    if isinstance(move, Declare):
+        return move_to_wire(move, msg_id, round, turn)
+    if not isinstance(move, Play):
+        raise TypeError(f"choose returned {move!r}: return a Play or a Declare")
+    cards = [*move.discard, *([] if move.take is None else [move.take])]
+    if not isinstance(move.discard, tuple | list) or not all(
+        isinstance(c, int) and not isinstance(c, bool) and 0 <= c < 52 for c in cards
+    ):
+        raise TypeError(
+            f"choose returned {move!r}: a Play holds Card objects; build it with "
+            "Play.of('7H 7D', 'deck') or pick one from view.legal_plays()"
+        )
+    return move_to_wire(move, msg_id, round, turn)
+
+
+class BotThread:
+    """The one thread a bot thinks on, so the runner keeps reading while it does.
+
+    A daemon: a bot still thinking when the host says bye does not keep the
+    program alive.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        threading.Thread(target=self._work, name="bot", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
+
+    def call(self, fn: Callable[[BotView], Any], view: BotView) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+
+        def settle(result: Any, error: BaseException | None) -> None:
+            if future.done():
+                return
+            if error is None:
+                future.set_result(result)
+            else:
+                future.set_exception(error)
+
+        def job() -> None:
+            try:
+                result, error = fn(view), None
+            except BaseException as e:
+                result, error = None, e
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, result, error)
+
+        self._jobs.put(job)
+        return future
+
+
+class BotRunner:
+    def __init__(
+        self,
+        bot: Bot,
+        send: Callable[[Message], bool | None],
+        *,
+        say: Callable[[str], None],
+        on_error: OnError = "stop",
+        threaded: bool = True,
+        first_id: int = 1,
+        matches: int | None = None,
+    ) -> None:
+        """``send`` returns False when a message could not be sent (a lost connection).
+        ``on_error``: what a bot that raises costs. ``stop`` ends the run (over stdio
+        the host then counts a crash and starts the program again); ``continue`` tells
+        of it and goes on without that move (the host's clock plays the automatic move).
+        ``matches``: stop after this many matches have ended (None: play until told bye).
+        """
+        self.bot = bot
+        self.send = send
+        self.say = say
+        self.on_error = on_error
+        self.threaded = threaded
+        self.matches = matches
+        self.tracker = Tracker()
+        self.deal = DealMemory()
+        self.welcome = asyncio.Event()
+        self.on_match_end: Callable[[MatchEnded], None] | None = None
+        self.finished: str | None = None
+        """Why ``run`` returned."""
+        self.matches_ended = 0
+        self.host_left = False
+        """The host said bye: the stream is about to end, and that is no fault."""
+        self.moves = self.refused = self.late = self.errors = 0
+        self._ids = itertools.count(first_id)
+        self._queue: asyncio.Queue[msgspec.Struct | None] = asyncio.Queue()
+        self._heard_matches = 0
+        self._latest: TurnKey | None = None
+        """The turn the host is waiting for, as of the last message that arrived."""
+        self._match_no = 0
+        self._answered: dict[TurnKey, int] = {}
+        """Turns answered, with the connection each answer went out on."""
+        self._connection = 0
+        self._sent: dict[int, Move] = {}
+        self._async_choose = inspect.iscoroutinefunction(bot.choose)
+        self._thread: BotThread | None = None
+        self._lost = False
+
+    # -- the stream -----------------------------------------------------------------
+
+    def hello(self, name: str, client: str) -> None:
+        """Say hello (over stdio: the TCP client says it itself)."""
+        self.send(Hello([VERSION], name[:32], True, client[:64], id=next(self._ids)))
+
+    def feed(self, message: msgspec.Struct | None) -> None:
+        """A message just arrived (None: the stream ended)."""
+        if message is not None:
+            self._note_arrival(message)
+        self._queue.put_nowait(message)
+
+    def _note_arrival(self, m: msgspec.Struct) -> None:
+        if isinstance(m, Bye):
+            self.host_left = True
+        elif isinstance(m, MatchStarted):
+            self._heard_matches += 1
+        if isinstance(m, Turn):
+            self._latest = (self._heard_matches, m.round, m.turn, m.seat)
+        elif isinstance(m, State) and m.match is not None:
+            s = m.match
+            self._latest = (self._heard_matches, s.round, s.turn, s.to_move)
+        elif isinstance(m, _TURN_OVER) or (isinstance(m, Resigned) and m.seat == self.tracker.you):
+            self._latest = None
+
+    async def run(self) -> str:
+        """Work through the messages until the stream ends, the host says bye, or
+        ``matches`` have ended; returns why. Raises ``BotFailed`` (``on_error="stop"``)."""
+        while self.finished is None:
+            message = await self._queue.get()
+            if message is None:
+                self.finished = "the stream ended"
+                break
+            await self._handle(message)
+        return self.finished
+
+    def new_connection(self) -> None:
+        """The transport is connecting afresh (a resume): moves sent before are lost
+        unless the host's snapshot shows they arrived."""
+        self._connection += 1
+
+    def stop(self, why: str) -> None:
+        self.finished = self.finished or why
+        self._queue.put_nowait(None)
+
+    # -- one message ------------------------------------------------------------------
+
+    async def _handle(self, m: msgspec.Struct) -> None:
+        try:
+            self.tracker.apply(m)
+        except (IndexError, KeyError, TypeError):
+            # Events of a match this program did not see begin (it was started, or
+            # restarted, mid-match): the ``state`` snapshot with its turn catches it up.
+            if not self._lost:
+                self._lost = True
+                self.say("came in mid-match: waiting for the table's snapshot")
+            return
+        if isinstance(m, State | MatchStarted):
+            self._lost = False
+        if isinstance(m, Event):
+            self._event(m)
+        elif isinstance(m, Ok):
+            self._sent.pop(m.id or -1, None)
+        elif isinstance(m, Error):
+            self._error(m)
+        elif isinstance(m, Bye):
+            self.finished = f"the host said bye ({m.reason})"
+            return
+        elif isinstance(m, State):
+            # A snapshot on a new connection still waiting for a move sent on an
+            # old one: that move was lost with the old connection, so answer again.
+            key = self._key()
+            if self._answered.get(key, self._connection) < self._connection:
+                del self._answered[key]
+        elif isinstance(m, Welcome):
+            self.welcome.set()
+        if self.finished is None and self.tracker.my_turn and isinstance(m, Turn | State):
+            await self._move()
+
+    def _event(self, event: Event) -> None:
+        if isinstance(event, MatchStarted):
+            self._match_no += 1
+            self._answered.clear()
+            self._call(self.bot.reset)
+        self.deal.on_event(event)
+        self._call(self.bot.on_event, event)
+        if isinstance(event, MatchEnded):
+            self.matches_ended += 1
+            self._tell_result(event)
+            if self.on_match_end is not None:
+                self.on_match_end(event)
+            if self.matches is not None and self.matches_ended >= self.matches:
+                self.finished = f"{self.matches_ended} match(es) played"
+
+    def _error(self, error: Error) -> None:
+        move = self._sent.pop(error.id, None) if error.id is not None else None
+        if move is not None:
+            self.refused += 1
+            self.say(f"the host refused the move {move} ({error.code}): {error.message}")
+            return
+        if error.code == "version_unsupported":
+            raise BotFailed(
+                f"the host does not speak protocol {VERSION} (it speaks {error.supported})"
+            )
+        self.say(f"the host says {error.code}: {error.message}")
+
+    def _tell_result(self, end: MatchEnded) -> None:
+        you = self.tracker.you
+        place = next((s.place for s in end.standings if s.seat == you), None)
+        seats = len(end.standings)
+        if place is None:
+            self.say(f"match over ({end.reason})")
+        else:
+            self.say(f"match over: placed {ordinal(place)} of {seats} ({end.reason})")
+
+    # -- the bot's turn -----------------------------------------------------------------
+
+    def _key(self) -> TurnKey:
+        t = self.tracker
+        return (self._match_no, t.round, t.turn, t.to_move)
+
+    async def _move(self) -> None:
+        key = self._key()
+        if key in self._answered:
+            return
+        self._answered[key] = self._connection
+        view = self.deal.view(self.tracker.view())
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        msg_id = next(self._ids)
+        try:
+            move = await self._choose(view)
+            message = wire_move(move, msg_id, view.round, view.turn)
+        except Exception as e:
+            self._failed("choose", e)
+            return
+        if self._latest != key:
+            self.late += 1
+            self.say(
+                f"too slow: the move for round {view.round}, turn {view.turn + 1} took "
+                f"{loop.time() - started:.2f} s and the table had moved on without it"
+            )
+            return
+        if self.send(message) is False:
+            del self._answered[key]  # lost: a snapshot on the next connection asks again
+            return
+        self._answered[key] = self._connection  # the connection it went out on
+        self._sent[msg_id] = move
+        self.moves += 1
+
+    async def _choose(self, view: BotView) -> Any:
+        choose: Callable[[BotView], Any] = self.bot.choose
+        if self._async_choose:
+            return await choose(view)
+        if self.threaded:
+            if self._thread is None:
+                self._thread = BotThread()
+            result = await self._thread.call(choose, view)
+        else:
+            result = choose(view)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _call(self, hook: Callable[..., object], *args: object) -> None:
+        try:
+            hook(*args)
+        except Exception as e:
+            self._failed(getattr(hook, "__name__", "a hook"), e)
+
+    def _failed(self, where: str, error: Exception) -> None:
+        self.errors += 1
+        trace = "".join(traceback.format_exception(error)).rstrip()
+        self.say(f"the bot raised in {where}:\n{trace}")
+        if self.on_error == "stop":
+            raise BotFailed(f"the bot raised {type(error).__name__} in {where}: {error}")

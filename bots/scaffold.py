@@ -1,0 +1,49 @@
+"""``leastscore bot new``: a small working bot project, with a README and a test."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+Language = Literal["python", "js"]
+LANGUAGES: tuple[Language, ...] = ("python", "js")
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+RENAMED = {"gitignore": ".gitignore"}
+"""Template files whose real names would hide them from packaging."""
+
+
+def class_name(name: str) -> str:
+    """``my-bot`` -> ``MyBot``; ``lowball`` -> ``LowballBot``."""
+    words = [w for w in re.split(r"[-_]+", name) if w]
+    camel = "".join(w[:1].upper() + w[1:] for w in words)
+    return camel if camel.lower().endswith("bot") else camel + "Bot"
+
+
+def new_bot(name: str, lang: Language, parent: Path) -> Path:
+    """Write the project into ``parent/name``; returns its directory."""
+    if not NAME.fullmatch(name):
+        raise ValueError(
+            f"{name!r}: a bot's name is 1 to 32 letters, digits, '-' or '_', starting with a letter"
+        )
+    if lang not in LANGUAGES:
+        raise ValueError(f"no template for {lang!r}; choose from {', '.join(LANGUAGES)}")
+    target = parent / name
+    if target.exists() and any(target.iterdir()):
+        raise ValueError(f"{target} already exists and is not empty")
+    target.mkdir(parents=True, exist_ok=True)
+    template = resources.files("bots") / "templates" / lang
+    for entry in sorted(template.iterdir(), key=lambda e: e.name):
+        if not entry.is_file():
+            continue
+        text = entry.read_text(encoding="utf-8")
+        for placeholder, value in (
+            ("__NAME__", name),
+            ("__CLASS__", class_name(name)),
+            ("__PACKAGE__", name.lower()),
+        ):
+            text = text.replace(placeholder, value)
+        out = entry.name.removesuffix(".tmpl")
+        (target / RENAMED.get(out, out)).write_text(text, encoding="utf-8")
+    return target

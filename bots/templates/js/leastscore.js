@@ -1,0 +1,1 @@
+../../../examples/js-bot/leastscore.js

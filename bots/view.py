@@ -1,0 +1,86 @@
+"""The view a bot chooses from: ``game.View`` plus what a seat can work out from it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+import msgspec
+
+from game import Card, Event, MatchStarted, RoundStarted, View
+from game.cards import BY_NAME
+
+from .knowledge import Knowledge, knowledge
+
+
+class BotView(View, frozen=True, gc=True, dict=True):
+    """A seat's ``game.View`` plus what it can work out from it.
+
+    Everything rules.md lets a seat see is a field of ``View`` (hand, open cards,
+    hand sizes, scores, this round's public plays in ``history``, ...); the
+    helpers below are computed from those fields alone, once per view.
+    """
+
+    turned_up: Card | None = None
+    """The card turned up at this round's deal, when this seat saw it."""
+
+    @classmethod
+    def of(cls, view: View, turned_up: Card | None = None) -> BotView:
+        if type(view) is cls and (turned_up is None or view.turned_up == turned_up):
+            return view
+        fields = msgspec.structs.astuple(view)[:_VIEW_FIELDS]
+        make: Callable[..., BotView] = cls  # positional: the fields of View, then ours
+        return make(*fields, turned_up)
+
+    @cached_property
+    def knowledge(self) -> Knowledge:
+        """Where this round's cards are, as far as this seat can tell."""
+        return knowledge(self, self.turned_up)
+
+    def known_cards(self, seat: int) -> tuple[Card, ...]:
+        """Cards known to be in ``seat``'s hand: the open cards it took and still holds
+        (your own seat: your hand)."""
+        return self.knowledge.known[seat]
+
+    def hidden_count(self, seat: int) -> int:
+        """How many of ``seat``'s cards you cannot name."""
+        return self.knowledge.hidden[seat]
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        """Cards you cannot place: in the deck or hidden in another hand."""
+        return self.knowledge.unseen
+
+    @property
+    def dead_cards(self) -> tuple[Card, ...]:
+        """Cards you saw buried in the dead pile since it was last shuffled into the deck."""
+        return self.knowledge.dead
+
+    @property
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats still in the match, in the order they move after yours."""
+        n = len(self.names)
+        me = self.seat if self.seat is not None else n - 1
+        return tuple(s % n for s in range(me + 1, me + n) if self.active[s % n])
+
+
+_VIEW_FIELDS = len(View.__struct_fields__)
+
+
+class DealMemory:
+    """Remembers each round's turned-up card: the one fact ``view.history`` may lack."""
+
+    def __init__(self) -> None:
+        self.round = 0
+        self.card: Card | None = None
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, MatchStarted):
+            self.round, self.card = 0, None
+        elif isinstance(event, RoundStarted):
+            self.round = event.round
+            self.card = BY_NAME[event.open[0]] if len(event.open) == 1 else None
+
+    def view(self, view: View) -> BotView:
+        """``view`` as a ``BotView``, with the turned-up card if it is of this round."""
+        return BotView.of(view, self.card if view.round == self.round else None)

@@ -1,0 +1,439 @@
+"""The person at the table: typed lines become requests, server messages become lines
+and pictures, and a dropped connection is taken back with the resume token."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from importlib.resources import files
+
+import msgspec
+from rich.console import RenderableType
+from rich.markdown import Markdown
+from rich.text import Text
+
+from bots import BUILTIN, make_bot
+from bots.net import Connection, ConnectionClosed, ServerError
+from bots.view import BotView
+from game import Declare, Declared, Event, MatchEnded, MatchStarted, Move, Play, RoundStarted
+from protocol.convert import move_to_wire
+from protocol.messages import (
+    AddBot,
+    Bye,
+    Create,
+    Error,
+    Join,
+    Leave,
+    ListTables,
+    Message,
+    Ping,
+    Say,
+    Start,
+    State,
+    TableChanged,
+    TableInfo,
+    Tables,
+    Turn,
+)
+from protocol.tracker import Tracker
+
+from . import parse as cmd
+from . import screen
+from .complete import candidates, describe_move
+from .terminal import Terminal
+
+HINT_LEVELS = ("expert", "counter", "greedy")
+"""The strongest built-in level present gives the hints."""
+
+REQUEST_TIMEOUT = 15.0
+KEEPALIVE = 100.0
+"""Seconds between pings: a server closes a connection that says nothing for long in the lobby."""
+
+
+class Client:
+    def __init__(
+        self,
+        conn: Connection,
+        term: Terminal,
+        *,
+        retry_for: float = 60.0,
+        leave_on_quit: bool = True,
+    ) -> None:
+        self.conn = conn
+        self.term = term
+        self.look = term.look
+        self.retry_for = retry_for
+        """How long to keep trying to reconnect after the connection drops."""
+        self.leave_on_quit = leave_on_quit
+        """Give up the seat on quit, so that nobody waits for a player who is gone."""
+        self._resuming = False
+        self.muted = False
+        """Seating changes are not told (while a local table fills up with bots)."""
+        self.connected = True
+        self.done = False
+        self.exit_code = 0
+        self.prefill = ""
+        self.known_tables: list[TableInfo] = []
+        self._seated: tuple[str, ...] = ()
+        self._turns_shown = 0
+        conn.on_message = self.on_message
+
+    @property
+    def tracker(self) -> Tracker:
+        return self.conn.tracker
+
+    # -- the session -------------------------------------------------------------------
+
+    async def run(self, setup: Callable[[], Awaitable[None]] | None = None) -> int:
+        """Read and act on lines until ``quit``, end of input, or a connection lost for good."""
+        with self.term.session():
+            watcher = asyncio.create_task(self._watch())
+            pinger = asyncio.create_task(self._keepalive())
+            try:
+                if setup is not None:
+                    try:
+                        await setup()
+                    except ServerError as e:
+                        self.problem(_sentence(e.message))
+                    except (ConnectionClosed, TimeoutError):
+                        pass  # the watcher reports it and reconnects
+                while not self.done:
+                    try:
+                        text = await self.term.read(self.prefill)
+                    except EOFError:
+                        break
+                    self.prefill = ""
+                    if not self.done and text.strip():
+                        await self.handle(text)
+            finally:
+                for task in (watcher, pinger):
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                await self._goodbye()
+        return self.exit_code
+
+    async def _goodbye(self) -> None:
+        self.conn.on_message = None
+        if self.leave_on_quit and self.connected and self.tracker.table is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.conn.request(Leave()), 2)
+        await self.conn.close()
+
+    def show(self, renderable: RenderableType | str) -> None:
+        self.term.show(Text(renderable) if isinstance(renderable, str) else renderable)
+
+    def problem(self, line: str) -> None:
+        """One line about something that did not work."""
+        if self.tracker.my_turn and not line.endswith("still your turn."):
+            line = line.rstrip(".") + ": still your turn."
+        self.show(Text(line, style="bold red" if self.look.color else ""))
+
+    def status(self) -> str:
+        return screen.status(self.tracker, self.look, self.connected)
+
+    def prompt(self) -> str:
+        return "your move> " if self.tracker.my_turn else "> "
+
+    def options(self) -> list[tuple[str, str]]:
+        return candidates(self.tracker, [t.id for t in self.known_tables])
+
+    # -- what the server says ------------------------------------------------------------
+
+    def on_message(self, m: msgspec.Struct) -> None:
+        try:
+            self._on_message(m)
+        finally:
+            self.term.refresh()
+
+    def _on_message(self, m: msgspec.Struct) -> None:
+        t = self.tracker
+        look = self.look
+        if isinstance(m, State):
+            if self._resuming:
+                self._resuming = False
+                self.show(Text("Reconnected.", style=self._ok))
+            self._redraw(moves=5)
+            return
+        if isinstance(m, TableChanged):
+            seated = tuple(p.name for p in m.table.players)
+            told = self._seated and not self.muted and (not t.in_match or t.over)
+            if told and not m.table.playing and seated != self._seated:
+                self.show(screen.seating(m.table, t.you, look))
+            self._seated = seated
+            return
+        if isinstance(m, MatchStarted):
+            self._seated = tuple(m.seats)
+            self.show(screen.match_heading(m, t.you, look))
+            return
+        if isinstance(m, RoundStarted):
+            self.show(screen.round_heading(m, t, look))
+            return
+        if isinstance(m, Turn):
+            if t.my_turn:
+                self._show_turn()
+            elif m.turn == 0:
+                self.show(screen.table_view(t, look))
+            return
+        if isinstance(m, Bye):
+            self.show(Text(f"The server says goodbye: {m.reason}."))
+            return
+        if isinstance(m, Error):
+            self.problem(f"The server says: {m.message}.")
+            return
+        line = screen.narrate(m, t, look)
+        if line is not None:
+            self.show(line)
+        if isinstance(m, Declared):
+            self.show(screen.reveal(m, screen.names_of(t), t.you, look, t.round))
+            if t.you is not None and t.you in m.eliminated:
+                self.show("You are out of this match; you can watch it to the end, or quit.")
+        elif isinstance(m, MatchEnded):
+            self.show(screen.standings(m, screen.names_of(t), t.you, look))
+            self.show(self._after_match())
+
+    def _after_match(self) -> Text:
+        if self.tracker.you is None:
+            return Text("Type leave for the lobby, or quit.")
+        return Text("Type start to play again (the table's creator starts it), leave, or quit.")
+
+    def _show_turn(self) -> None:
+        t = self.tracker
+        self.show(screen.table_view(t, self.look))
+        self.show(screen.turn_line(t, self.look, verbose=self._turns_shown < 2))
+        self._turns_shown += 1
+
+    def _redraw(self, moves: int = 0) -> None:
+        t = self.tracker
+        if t.in_match and not t.over:
+            self.show(screen.table_view(t, self.look, moves=moves))
+            if t.my_turn:
+                self.show(screen.turn_line(t, self.look))
+        elif t.table is not None:
+            self._seated = tuple(p.name for p in t.table.players)
+            if not self.muted:
+                self.show(screen.seating(t.table, t.you, self.look))
+        else:
+            self.show(Text(self.status()))
+
+    # -- what the person types -------------------------------------------------------------
+
+    def context(self) -> cmd.Context | None:
+        t = self.tracker
+        if not t.in_match or t.you is None:
+            return None
+        return cmd.Context(t.hand, t.open, t.rules, t.can_draw)
+
+    async def handle(self, text: str) -> None:
+        try:
+            command = cmd.parse(text, self.context())
+        except cmd.ParseError as e:
+            self.problem(str(e))
+            return
+        try:
+            await self._do(command)
+        except ServerError as e:
+            self.problem(_sentence(e.message))
+        except (ConnectionClosed, TimeoutError):
+            self.problem("Not sent: the connection to the server is down.")
+
+    async def request(self, message: Message) -> msgspec.Struct:
+        if not self.connected:
+            raise ConnectionClosed("reconnecting")
+        return await asyncio.wait_for(self.conn.request(message), REQUEST_TIMEOUT)
+
+    async def _do(self, c: cmd.Command) -> None:
+        t = self.tracker
+        if isinstance(c, Play | Declare):
+            await self.move(c)
+        elif isinstance(c, cmd.Hint):
+            self.hint()
+        elif isinstance(c, cmd.Help):
+            self.show(screen.help_view(self.look))
+        elif isinstance(c, cmd.ShowRules):
+            text = files("leastscore").joinpath("rules.md").read_text(encoding="utf-8")
+            self.show(Markdown(text) if self.look.unicode else Text(text))
+        elif isinstance(c, cmd.Look):
+            self._redraw(moves=5)
+        elif isinstance(c, cmd.Quit):
+            self.done = True
+        elif isinstance(c, cmd.Say):
+            if t.table is None:
+                self.problem("Chat goes to your table: join or create one first.")
+                return
+            await self.request(Say(c.text))
+        elif isinstance(c, cmd.ListTables):
+            await self.list_tables()
+        elif isinstance(c, cmd.CreateTable):
+            ok = await self.request(Create(name=c.name, seats=c.seats, rules=c.rules))
+            table = getattr(ok, "table", "")
+            self.show(
+                f"Others join with: join {table}. Fill seats with: bot add greedy. "
+                "Type start when ready (a full table starts by itself)."
+            )
+        elif isinstance(c, cmd.JoinTable):
+            table_id = await self._table_id(c.table)
+            if table_id is not None:
+                await self.request(Join(table=table_id, watch=c.watch))
+        elif isinstance(c, cmd.AddBots):
+            for _ in range(c.count):
+                await self.request(AddBot(level=c.level))
+        elif isinstance(c, cmd.StartMatch):
+            await self.request(Start())
+        elif isinstance(c, cmd.LeaveTable):
+            if t.table is None:
+                self.problem("You are not at a table.")
+                return
+            await self.request(Leave())
+            self.conn.tracker = Tracker(player=t.player, token=t.token)
+            self._seated = ()
+            self.show("You left the table. Type tables to see the others, or create one.")
+
+    async def move(self, move: Move) -> None:
+        t = self.tracker
+        if not t.in_match or t.over:
+            self.problem("No match is being played here: moves wait for one.")
+            return
+        if t.you is None:
+            self.problem("You are watching: only the players move.")
+            return
+        if not t.my_turn:
+            names = screen.names_of(t)
+            mover = names[t.to_move] if 0 <= t.to_move < len(names) else "someone else"
+            self.problem(f"It is {mover}'s turn: wait for yours.")
+            return
+        await self.request(move_to_wire(move))
+
+    async def list_tables(self) -> None:
+        reply = await self.request(ListTables())
+        assert isinstance(reply, Tables)
+        self.known_tables = list(reply.tables)
+        self.show(screen.tables_list(reply.tables, self.look))
+
+    async def _table_id(self, ref: str) -> str | None:
+        """A table by id, by its number in the last list, or by its name."""
+        if ref.isdigit():
+            if not self.known_tables:
+                reply = await self.request(ListTables())
+                assert isinstance(reply, Tables)
+                self.known_tables = list(reply.tables)
+            n = int(ref)
+            if 1 <= n <= len(self.known_tables):
+                return self.known_tables[n - 1].id
+            self.problem(f"There is no table #{n}: type tables to list them.")
+            return None
+        for table in self.known_tables:
+            if ref.lower() == table.name.lower():
+                return table.id
+        return ref
+
+    def hint(self) -> None:
+        t = self.tracker
+        if not t.my_turn:
+            self.problem("Hints are for your own turn: wait for it.")
+            return
+        move = suggest(t)
+        self.prefill = cmd.move_text(move)
+        self.show(
+            screen.with_cards(
+                f"Hint: {describe_move(move)}. Press Enter to play it, or type another move.",
+                self.look,
+                "cyan" if self.look.color else "",
+            )
+        )
+
+    # -- a dropped connection ----------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        while not self.done:
+            await self.conn.closed.wait()
+            if self.done:
+                return
+            if not await self.reconnect():
+                self.done = True
+                self.exit_code = 1
+                self.term.interrupt()
+                return
+
+    async def _keepalive(self) -> None:
+        while True:
+            await asyncio.sleep(KEEPALIVE)
+            if self.connected:
+                with contextlib.suppress(ConnectionClosed, TimeoutError, ServerError):
+                    await self.request(Ping())
+
+    async def reconnect(self) -> bool:
+        """Take the seat back with the resume token; the ``state`` snapshot redraws the table."""
+        self.connected = False
+        self.term.refresh()
+        reason = self.conn.close_reason or "the connection dropped"
+        self.show(Text(f"Connection lost ({reason}). Reconnecting...", style=self._warn))
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.retry_for
+        delay = 0.25
+        while not self.done and loop.time() < give_up:
+            self._resuming = self.tracker.token is not None
+            await self.conn.close()  # whatever is left of the last attempt
+            try:
+                await self.conn.connect(resume=self._resuming, timeout=5)
+            except ServerError as e:
+                self._resuming = False
+                self.show(
+                    Text(f"The server no longer holds your seat ({e.message}).", style=self._warn)
+                )
+                self.conn.tracker = Tracker()
+                self._seated = ()
+                continue
+            except (OSError, TimeoutError, ConnectionClosed):
+                self._resuming = False
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 4.0)
+                continue
+            self.connected = True
+            if self._resuming:  # the snapshot has not come yet (or there is none: no table)
+                self._resuming = False
+                self.show(Text("Reconnected.", style=self._ok))
+            if self.tracker.table is None:
+                self.show("You are in the lobby: type tables to see the tables.")
+            self.term.refresh()
+            return True
+        where = f"{self.conn.host}:{self.conn.port}"
+        self.show(Text(f"The server at {where} did not come back; giving up.", style=self._warn))
+        return False
+
+    @property
+    def _warn(self) -> str:
+        return "bold yellow" if self.look.color else ""
+
+    @property
+    def _ok(self) -> str:
+        return "bold green" if self.look.color else ""
+
+
+def suggest(tracker: Tracker) -> Move:
+    """The move the strongest built-in bot would make here."""
+    view = BotView.of(tracker.view())
+    for level in [lv for lv in HINT_LEVELS if lv in BUILTIN]:
+        bot = make_bot(level)
+        try:
+            bot.reset()
+            for event in _this_match(tracker):
+                bot.on_event(event)
+            return bot.choose(view)
+        except Exception:  # a hint is never worth a crash: try a simpler bot
+            continue
+    return make_bot("random").choose(view)
+
+
+def _this_match(tracker: Tracker) -> list[Event]:
+    start = 0
+    for i, m in enumerate(tracker.log):
+        if isinstance(m, MatchStarted):
+            start = i
+    return [m for m in tracker.log[start:] if isinstance(m, Event)]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip().rstrip(".")
+    return (text[:1].upper() + text[1:] + ".") if text else "Refused."

@@ -1,0 +1,79 @@
+"""Tab completion: every legal move on your turn, and the commands at any time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from bots import BUILTIN
+from game import Declare, Play
+from game.cards import VALUE, hand_total
+from protocol.tracker import Tracker
+
+from .parse import COMMAND_WORDS, move_text
+
+Candidate = tuple[str, str]
+"""What to insert, and a few words about it."""
+
+
+def candidates(tracker: Tracker, table_ids: Sequence[str] = ()) -> list[Candidate]:
+    """Moves first (when it is your turn), then commands."""
+    out: list[Candidate] = []
+    if tracker.my_turn:
+        view = tracker.view()
+        if view.can_declare:
+            out.append(("declare", f"end the round with {hand_total(tracker.hand)} points"))
+        plays = sorted(
+            view.legal_plays(),
+            key=lambda p: (
+                -sum(VALUE[c] for c in p.discard),
+                p.take is None,
+                VALUE[p.take] if p.take is not None else 0,
+            ),
+        )
+        for play in plays:
+            left = hand_total(tracker.hand) - sum(VALUE[c] for c in play.discard)
+            gain = "+ a deck card" if play.take is None else f"+ {VALUE[play.take]}"
+            out.append((move_text(play), f"keeps {left} {gain}"))
+    for word in COMMAND_WORDS:
+        if word in ("join", "watch"):
+            out.extend((f"{word} {t}", "") for t in table_ids)
+        elif word == "bot add":
+            out.extend((f"bot add {level}", "a built-in bot") for level in BUILTIN)
+        else:
+            out.append((word, ""))
+    return out
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().replace("10", "t").split())
+
+
+def matching(typed: str, options: Iterable[Candidate]) -> list[Candidate]:
+    """Options that start with what was typed (case and spacing aside; 10 reads as T)."""
+    want = _norm(typed)
+    trailing = typed.endswith(" ") and bool(want)
+    if trailing:
+        want += " "
+    return [c for c in options if _norm(c[0]).startswith(want)]
+
+
+class MoveCompleter(Completer):
+    def __init__(self, options: Callable[[], list[Candidate]]) -> None:
+        self.options = options
+
+    def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
+        typed = document.text_before_cursor
+        for text, meta in matching(typed, self.options()):
+            yield Completion(text, start_position=-len(typed), display_meta=meta)
+
+
+def describe_move(move: Play | Declare) -> str:
+    """A suggested move in words."""
+    if isinstance(move, Declare):
+        return "declare"
+    down = " ".join(str(c) for c in move.discard)
+    then = "draw from the deck" if move.take is None else f"take {move.take}"
+    return f"put down {down} and {then}"

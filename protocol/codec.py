@@ -1,0 +1,83 @@
+"""Bytes <-> typed messages. Pure functions; the edges call them.
+
+Decoding is envelope-first: the frame is read as plain MessagePack (refusing
+extension types), checked to be a map with a string ``type``, and only then
+converted to that type's struct, so each failure gets its own error code:
+``bad_frame`` (not one map), ``unknown_type``, ``bad_message`` (schema).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from . import errors
+from .framing import HEADER
+from .messages import CLIENT_TYPES, SERVER_TYPES, Message
+
+
+def _refuse_ext(code: int, data: memoryview) -> Any:
+    raise ValueError(f"MessagePack extension types are not allowed (got ext type {code})")
+
+
+_raw = msgspec.msgpack.Decoder(ext_hook=_refuse_ext)
+_encoder = msgspec.msgpack.Encoder()
+
+
+def encode(message: msgspec.Struct) -> bytes:
+    """One whole frame: length prefix and body."""
+    buf = bytearray(4)
+    _encoder.encode_into(message, buf, 4)
+    HEADER.pack_into(buf, 0, len(buf) - 4)
+    return bytes(buf)
+
+
+def encode_body(message: msgspec.Struct) -> bytes:
+    return _encoder.encode(message)
+
+
+def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
+    try:
+        obj = _raw.decode(body)
+    except (msgspec.DecodeError, ValueError, RecursionError) as e:
+        raise errors.ProtocolError(errors.BAD_FRAME, f"not valid MessagePack: {e}") from None
+    if type(obj) is not dict:
+        raise errors.ProtocolError(
+            errors.BAD_FRAME, f"a frame holds one MessagePack map, not {type(obj).__name__}"
+        )
+    msg_id = obj.get("id")
+    if msg_id is not None and (type(msg_id) is not int):
+        raise errors.ProtocolError(errors.BAD_MESSAGE, "id must be an integer")
+    kind = obj.get("type")
+    if type(kind) is not str:
+        raise errors.ProtocolError(
+            errors.BAD_MESSAGE, "every message needs a string field 'type'", msg_id
+        )
+    return obj, kind, msg_id
+
+
+def decode_client(body: bytes) -> Message:
+    """A client's frame body as a typed message, or ``ProtocolError`` saying why not."""
+    obj, kind, msg_id = _envelope(body)
+    cls = CLIENT_TYPES.get(kind)
+    if cls is None:
+        raise errors.ProtocolError(
+            errors.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", msg_id, kind
+        )
+    try:
+        return msgspec.convert(obj, cls)
+    except msgspec.ValidationError as e:
+        raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id, kind) from None
+
+
+def decode_server(body: bytes) -> msgspec.Struct | None:
+    """A server's frame body as a typed message; None for a type this client does not know."""
+    obj, kind, msg_id = _envelope(body)
+    cls = SERVER_TYPES.get(kind)
+    if cls is None:
+        return None
+    try:
+        return msgspec.convert(obj, cls)
+    except msgspec.ValidationError as e:
+        raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id) from None

@@ -1,0 +1,105 @@
+"""The server: listens, admits connections, and shuts down cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Sequence
+
+from game import Event
+
+from .config import ServerConfig
+from .connection import Connection
+from .lobby import Lobby
+from .store import AsyncStore
+
+log = logging.getLogger("leastscore.server")
+
+
+class Server:
+    def __init__(self, config: ServerConfig | None = None) -> None:
+        self.config = config or ServerConfig()
+        self.loop = asyncio.get_event_loop_policy().get_event_loop()
+        self.lobby = Lobby(self)
+        self.connections: set[Connection] = set()
+        self.store = AsyncStore(self.config.db) if self.config.db else None
+        self._server: asyncio.Server | None = None
+        self._saves: set[asyncio.Future[int]] = set()
+        self.stopped = asyncio.Event()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._server = await self.loop.create_server(
+            lambda: Connection(self), self.config.host, self.config.port, backlog=1024
+        )
+
+    async def serve_forever(self) -> None:
+        """Serve until SIGINT/SIGTERM or ``shutdown``."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Unix
+                self.loop.add_signal_handler(sig, self._signalled, sig)
+        await self.stopped.wait()
+
+    def _signalled(self, sig: signal.Signals) -> None:
+        log.info("%s: shutting down", sig.name)
+        self.loop.create_task(self.shutdown())
+
+    async def shutdown(self, reason: str = "the server is shutting down") -> None:
+        """Stop listening, save unfinished matches as aborted, tell every client, close."""
+        if self.stopped.is_set():
+            return
+        if self._server is not None:
+            self._server.close()
+        for table in list(self.lobby.tables.values()):
+            if table.task is not None:
+                table.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await table.task
+        for conn in list(self.connections):
+            conn.bye(reason)
+        if self._saves:
+            await asyncio.gather(*self._saves, return_exceptions=True)
+        if self.store is not None:
+            await self.loop.run_in_executor(None, self.store.close)
+        await asyncio.sleep(0)  # let transports flush their goodbyes
+        self.stopped.set()
+        log.info("stopped")
+
+    # -- connections ----------------------------------------------------------------
+
+    def admit(self, conn: Connection) -> bool:
+        if len(self.connections) >= self.config.max_connections:
+            return False
+        self.connections.add(conn)
+        return True
+
+    def forget(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        player = conn.player
+        if player is not None and player.conn is conn:
+            self.lobby.lost(player)
+
+    # -- persistence -------------------------------------------------------------------
+
+    def save(self, table_name: str, started: float, events: Sequence[Event], status: str) -> None:
+        """Record a match (off the loop); failures are logged, never raised at a table."""
+        if self.store is None or not events:
+            return
+        future = asyncio.ensure_future(self.store.save(table_name, started, events, status))
+        self._saves.add(future)
+
+        def done(f: asyncio.Future[int]) -> None:
+            self._saves.discard(f)
+            if not f.cancelled() and f.exception() is not None:
+                log.error("could not save a match: %s", f.exception())
+            elif not f.cancelled():
+                log.info("saved match %d (%s)", f.result(), status)
+
+        future.add_done_callback(done)

@@ -1,0 +1,137 @@
+"""``leastscore serve`` and ``leastscore history``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import sys
+
+import click
+
+from .config import ServerConfig, default_db
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (a UDP connect sends no packet)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.255.255.255", 1))
+        return str(probe.getsockname()[0])
+    except OSError:
+        return socket.gethostbyname(socket.gethostname())
+    finally:
+        probe.close()
+
+
+def use_uvloop() -> str:
+    """Install uvloop's event loop policy when it is available; say which loop runs."""
+    try:
+        import uvloop
+    except ImportError:
+        return "asyncio"
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return "uvloop"
+
+
+def setup_logging(verbose: int, quiet: int) -> None:
+    level = logging.INFO - 10 * verbose + 10 * quiet
+    logging.basicConfig(
+        level=max(logging.DEBUG, level),
+        format="%(asctime)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=7445, show_default=True, help="Port; 0 picks a free one.")
+@click.option("--lan", is_flag=True, help="Bind every interface so others on the LAN can join.")
+@click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
+@click.option("--no-db", is_flag=True, help="Keep no record of matches.")
+@click.option("--move-time", default=60.0, show_default=True, help="Seconds per move for people.")
+@click.option("--bot-move-time", default=5.0, show_default=True, help="Seconds per move for bots.")
+@click.option("--grace", default=60.0, show_default=True, help="Seconds a dropped seat is kept.")
+@click.option(
+    "--bot-delay", default=0.6, show_default=True, help="Bots' pause at tables with people."
+)
+@click.option("--no-uvloop", is_flag=True, help="Use the standard asyncio loop.")
+@click.option("-v", "--verbose", count=True, help="More logging (repeatable).")
+@click.option("-q", "--quiet", count=True, help="Less logging (repeatable).")
+def serve(
+    host: str,
+    port: int,
+    lan: bool,
+    db: str,
+    no_db: bool,
+    move_time: float,
+    bot_move_time: float,
+    grace: float,
+    bot_delay: float,
+    no_uvloop: bool,
+    verbose: int,
+    quiet: int,
+) -> None:
+    """Run a Least Score server."""
+    setup_logging(verbose, quiet)
+    loop_name = "asyncio" if no_uvloop else use_uvloop()
+    config = ServerConfig(
+        host="0.0.0.0" if lan else host,
+        port=port,
+        db=None if no_db else db,
+        human_move_time=move_time,
+        bot_move_time=bot_move_time,
+        grace_period=grace,
+        bot_delay=bot_delay,
+    )
+    asyncio.run(_serve(config, lan, loop_name))
+
+
+async def _serve(config: ServerConfig, lan: bool, loop_name: str) -> None:
+    from .app import Server
+
+    server = Server(config)
+    try:
+        await server.start()
+    except OSError as e:
+        raise click.ClickException(
+            f"cannot listen on {config.host}:{config.port}: {e.strerror}"
+        ) from None
+    click.echo(f"listening on {config.host}:{server.port}", err=False)
+    if lan:
+        click.echo(f"players on your LAN connect to {lan_address()}:{server.port}")
+    logging.getLogger("leastscore.server").info(
+        "event loop %s; matches saved to %s", loop_name, config.db or "nowhere"
+    )
+    sys.stdout.flush()
+    await server.serve_forever()
+
+
+@click.command()
+@click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
+@click.option("--limit", default=30, show_default=True)
+def history(db: str, limit: int) -> None:
+    """List recorded matches, newest first."""
+    import datetime
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from .store import Store
+
+    if not Path(db).exists():
+        raise click.ClickException(f"no match database at {db}")
+    records = Store(db).matches(limit)
+    if not records:
+        click.echo("no matches recorded yet")
+        return
+    table = Table("match", "ended", "table", "players", "result", "rounds")
+    for r in records:
+        ended = datetime.datetime.fromtimestamp(r.ended).strftime("%Y-%m-%d %H:%M")
+        if r.standings:
+            result = ", ".join(f"{s['place']}. {r.players[s['seat']]}" for s in r.standings)
+        else:
+            result = r.status
+        table.add_row(str(r.id), ended, r.table_name, ", ".join(r.players), result, str(r.rounds))
+    Console().print(table)

@@ -1,0 +1,42 @@
+"""Everything about a server that can be tuned, with the defaults a LAN party wants."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol import MAX_FRAME
+
+
+def default_db() -> str:
+    """``$XDG_DATA_HOME/leastscore/matches.sqlite3`` (``~/.local/share/...`` by default)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "leastscore" / "matches.sqlite3")
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 0
+    db: str | None = None
+    """SQLite file for finished matches; None keeps nothing."""
+    max_frame: int = MAX_FRAME
+    handshake_timeout: float = 10.0
+    idle_timeout: float = 300.0
+    """A connection that is at no table and sends nothing this long is closed."""
+    grace_period: float = 60.0
+    """How long a vanished player's seat waits before a built-in bot plays it."""
+    human_move_time: float = 60.0
+    bot_move_time: float = 5.0
+    bot_delay: float = 0.6
+    """Built-in bots pause this long before moving when a person sits at the table."""
+    replacement_level: str = "greedy"
+    send_limit: int = 1 << 20
+    """Bytes queued for one connection before it counts as too slow and is cut."""
+    rate: float = 500.0
+    """Messages per second a connection may send on average..."""
+    burst: float = 1000.0
+    """...and in one burst."""
+    max_connections: int = 5000
+    max_tables: int = 2000

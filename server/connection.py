@@ -1,0 +1,200 @@
+"""One client connection: bytes in, frames out, and every limit a bad client meets.
+
+Built on ``asyncio.Protocol`` (callbacks, no task per connection) with the
+sans-I/O ``FrameReader``: decoding and dispatch run synchronously as bytes
+arrive, and writes never wait, so a slow reader is cut instead of stalling
+anyone else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from protocol import FrameReader, FrameTooLarge, ProtocolError, decode_client, encode, errors
+from protocol.messages import Bye, Error, Hello
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .players import Player
+
+log = logging.getLogger("leastscore.server")
+
+
+class Connection(asyncio.Protocol):
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        config = server.config
+        self.reader = FrameReader(config.max_frame)
+        self.transport: asyncio.Transport | None = None
+        self.player: Player | None = None
+        self.peer = "?"
+        self.closed = False
+        self._tokens = config.burst
+        self._rate = config.rate
+        self._burst = config.burst
+        self._last = 0.0
+        self._handshake: asyncio.TimerHandle | None = None
+        self._idle: asyncio.TimerHandle | None = None
+        self.last_seen = 0.0
+        self._out: list[bytes] = []
+
+    # -- asyncio callbacks ----------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
+        peer = transport.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        loop = self.server.loop
+        self._last = self.last_seen = loop.time()
+        if not self.server.admit(self):
+            self.fail(ProtocolError(errors.SERVER_FULL, "the server has too many connections"))
+            return
+        self._handshake = loop.call_later(self.server.config.handshake_timeout, self._no_hello)
+        log.debug("connection from %s", self.peer)
+
+    def data_received(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            frames = self.reader.feed(data)
+        except FrameTooLarge as e:
+            self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(e)))
+            return
+        if not frames:
+            return
+        now = self.server.loop.time()
+        self.last_seen = now
+        for body in frames:
+            if self.closed:
+                return
+            self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+            self._last = now
+            self._tokens -= 1
+            self._frame(body, limited=self._tokens < 0)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._cancel_timers()
+        self.server.forget(self)
+        log.debug("connection from %s closed", self.peer)
+
+    def pause_writing(self) -> None:
+        # The kernel buffer is full; asyncio now queues in user space. ``send``
+        # watches that queue and cuts the connection past ``send_limit``.
+        pass
+
+    # -- frames -----------------------------------------------------------------
+
+    def _frame(self, body: bytes, limited: bool) -> None:
+        try:
+            message = decode_client(body)
+        except ProtocolError as e:
+            if self.player is None and not e.fatal and e.kind != "hello":
+                e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
+            self.fail(e) if e.fatal else self.send_error(e)
+            return
+        if limited:
+            self._tokens += 1  # a refused message costs nothing more
+            msg_id = getattr(message, "id", None)
+            self.send(Error(errors.RATE_LIMITED, "too many messages: slow down", msg_id))
+            return
+        if self.player is None and not isinstance(message, Hello):
+            self.fail(ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello"))
+            return
+        try:
+            self.server.lobby.handle(self, message)
+        except ProtocolError as e:
+            self.fail(e) if e.fatal else self.send_error(e)
+        except Exception:
+            log.exception("error handling %s from %s", type(message).__name__, self.peer)
+            self.send_error(ProtocolError(errors.BAD_MESSAGE, "the server could not handle that"))
+
+    def refund(self) -> None:
+        """Give back the rate-limit token of a message that did useful work (an accepted
+        move): the limit is for floods, and a fast bot at a fast table is not one."""
+        self._tokens = min(self._burst, self._tokens + 1)
+
+    def greeted(self, player: Player) -> None:
+        """The handshake is done: this connection now speaks for ``player``."""
+        self.player = player
+        if self._handshake:
+            self._handshake.cancel()
+            self._handshake = None
+        self._arm_idle()
+
+    def _arm_idle(self) -> None:
+        timeout = self.server.config.idle_timeout
+        self._idle = self.server.loop.call_later(timeout, self._check_idle)
+
+    def _check_idle(self) -> None:
+        if self.closed:
+            return
+        timeout = self.server.config.idle_timeout
+        quiet = self.server.loop.time() - self.last_seen
+        at_table = self.player is not None and self.player.table is not None
+        if quiet >= timeout and not at_table:
+            self.fail(ProtocolError(errors.IDLE_TIMEOUT, f"nothing received for {timeout:g} s"))
+            return
+        self._idle = self.server.loop.call_later(max(1.0, timeout - quiet), self._check_idle)
+
+    def _no_hello(self) -> None:
+        self._handshake = None
+        if self.player is None and not self.closed:
+            limit = self.server.config.handshake_timeout
+            self.fail(ProtocolError(errors.HANDSHAKE_TIMEOUT, f"no hello within {limit:g} s"))
+
+    # -- sending ----------------------------------------------------------------
+
+    def send(self, message: msgspec.Struct) -> None:
+        self.send_bytes(encode(message))
+
+    def send_bytes(self, data: bytes) -> None:
+        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
+        if self.closed:
+            return
+        if not self._out:
+            self.server.loop.call_soon(self._flush)
+        self._out.append(data)
+
+    def _flush(self) -> None:
+        transport = self.transport
+        out, self._out = self._out, []
+        if self.closed or transport is None or transport.is_closing():
+            return
+        transport.write(out[0] if len(out) == 1 else b"".join(out))
+        if transport.get_write_buffer_size() > self.server.config.send_limit:
+            log.info("%s reads too slowly: cut off", self.peer)
+            self.closed = True
+            transport.abort()
+
+    def send_error(self, error: ProtocolError) -> None:
+        self.send(Error(error.code, error.message, error.id))
+
+    def fail(self, error: ProtocolError) -> None:
+        """Send a fatal error and close."""
+        log.info("closing %s: %s (%s)", self.peer, error.code, error.message)
+        self.send_error(error)
+        self.close()
+
+    def bye(self, reason: str) -> None:
+        self.send(Bye(reason))
+        self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self._flush()  # what was queued (a last error, a goodbye) still goes out
+        self.closed = True
+        self._cancel_timers()
+        if self.transport is not None:
+            self.transport.close()
+
+    def _cancel_timers(self) -> None:
+        for timer in (self._handshake, self._idle):
+            if timer is not None:
+                timer.cancel()
+        self._handshake = self._idle = None

@@ -1,0 +1,237 @@
+"""What each request does: the handshake, the lobby, and moves routed to tables."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from bots import BUILTIN
+from game import Rules
+from protocol import SUPPORTED, errors, negotiate
+from protocol.convert import move_from_wire, stamp_of
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    AddBot,
+    Chat,
+    Create,
+    DeclareMove,
+    Error,
+    GetState,
+    Hello,
+    Join,
+    Leave,
+    ListTables,
+    Message,
+    Ok,
+    Ping,
+    PlayMove,
+    Pong,
+    Say,
+    Start,
+    Tables,
+    Welcome,
+)
+
+from .players import Player, Players
+from .table import Table
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .connection import Connection
+
+log = logging.getLogger("leastscore.server")
+
+
+class Lobby:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.players = Players()
+        self.tables: dict[str, Table] = {}
+
+    def handle(self, conn: Connection, message: Message) -> None:
+        if isinstance(message, Hello):
+            self.hello(conn, message)
+            return
+        player = conn.player
+        assert player is not None
+        handler = _HANDLERS.get(type(message))
+        if handler is None:  # pragma: no cover - every client type has a handler
+            raise ProtocolError(errors.UNKNOWN_TYPE, f"{type(message).__name__} is not handled")
+        handler(self, player, message)
+
+    # -- handshake ------------------------------------------------------------------
+
+    def hello(self, conn: Connection, hello: Hello) -> None:
+        if conn.player is not None:
+            raise ProtocolError(errors.BAD_MESSAGE, "hello was already said", hello.id, "hello")
+        version = negotiate(hello.protocol)
+        if version is None:
+            conn.send(
+                Error(
+                    errors.VERSION_UNSUPPORTED,
+                    f"this server speaks protocol {', '.join(map(str, SUPPORTED))}",
+                    hello.id,
+                    supported=list(SUPPORTED),
+                )
+            )
+            conn.close()
+            return
+        from leastscore import __version__
+
+        if hello.token is not None:
+            player = self.players.by_token(hello.token)
+            if player is None:
+                raise ProtocolError(
+                    errors.BAD_TOKEN,
+                    "that token is unknown or expired: say hello without it to start afresh",
+                    hello.id,
+                )
+            old = player.conn
+            if old is not None and old is not conn and not old.closed:
+                old.bye("this player connected again elsewhere")
+            player.conn = conn
+            conn.greeted(player)
+            conn.send(
+                Welcome(1, f"leastscore {__version__}", player.id, player.token, True, hello.id)
+            )
+            log.info("%s resumed as %s", conn.peer, player.name)
+            if player.table is not None:
+                player.table.player_back(player)
+            return
+        player = self.players.new(hello.name.strip(), hello.bot)
+        player.conn = conn
+        conn.greeted(player)
+        conn.send(
+            Welcome(version, f"leastscore {__version__}", player.id, player.token, False, hello.id)
+        )
+        log.info("%s joined as %s (%s)", conn.peer, player.name, hello.client or "unknown client")
+
+    def lost(self, player: Player) -> None:
+        """The player's connection is gone."""
+        player.conn = None
+        table = player.table
+        if table is not None:
+            table.player_gone(player)
+        else:
+            self.players.drop(player)
+
+    # -- lobby ------------------------------------------------------------------------
+
+    def ping(self, player: Player, msg: Ping) -> None:
+        player.send(Pong(msg.id))
+
+    def list_tables(self, player: Player, msg: ListTables) -> None:
+        player.send(Tables([t.info() for t in self.tables.values()], msg.id))
+
+    def create(self, player: Player, msg: Create) -> None:
+        if player.table is not None:
+            raise ProtocolError(errors.ALREADY_SEATED, "leave your table first", msg.id)
+        if len(self.tables) >= self.server.config.max_tables:
+            raise ProtocolError(errors.NOT_ALLOWED, "the server has too many tables", msg.id)
+        try:
+            rules = Rules.from_dict(msg.rules)
+        except ValueError as e:
+            raise ProtocolError(errors.BAD_RULES, str(e), msg.id) from None
+        table = Table(self.server, msg.name.strip(), msg.seats, rules, msg.password, player)
+        self.tables[table.id] = table
+        seat = table.sit(player)
+        player.send(Ok(msg.id, table.id, seat))
+        player.send(table.state_for(player))
+        log.info("%s created table %s (%s)", player.name, table.id, table.name)
+
+    def join(self, player: Player, msg: Join) -> None:
+        table = self.tables.get(msg.table)
+        if table is None:
+            raise ProtocolError(errors.NO_SUCH_TABLE, f"there is no table {msg.table!r}", msg.id)
+        if player.table is not None:
+            raise ProtocolError(errors.ALREADY_SEATED, "leave your table first", msg.id)
+        if table.password is not None and not hmac.compare_digest(
+            (msg.password or "").encode(), table.password.encode()
+        ):
+            raise ProtocolError(errors.WRONG_PASSWORD, "wrong password for that table", msg.id)
+        if msg.watch:
+            table.watch(player)
+            player.send(Ok(msg.id, table.id, None))
+        else:
+            try:
+                seat = table.sit(player)
+            except ProtocolError as e:
+                e.id = msg.id
+                raise
+            player.send(Ok(msg.id, table.id, seat))
+        player.send(table.state_for(player))
+        if table.full() and not table.playing:
+            table.start()
+
+    def leave(self, player: Player, msg: Leave) -> None:
+        table = self._table_of(player, msg.id)
+        table.leave(player)
+        player.send(Ok(msg.id))
+
+    def add_bot(self, player: Player, msg: AddBot) -> None:
+        table = self._table_of(player, msg.id)
+        if player is not table.owner:
+            raise ProtocolError(errors.NOT_ALLOWED, "only the table's creator adds bots", msg.id)
+        if msg.level not in BUILTIN:
+            raise ProtocolError(
+                errors.BAD_MESSAGE,
+                f"no built-in bot {msg.level!r}; choose from {', '.join(BUILTIN)}",
+                msg.id,
+            )
+        try:
+            seat = table.add_bot(msg.level)
+        except ProtocolError as e:
+            e.id = msg.id
+            raise
+        player.send(Ok(msg.id, table.id, seat))
+        if table.full():
+            table.start()
+
+    def start(self, player: Player, msg: Start) -> None:
+        table = self._table_of(player, msg.id)
+        if player is not table.owner:
+            raise ProtocolError(errors.NOT_ALLOWED, "only the table's creator starts it", msg.id)
+        try:
+            table.start()
+        except ProtocolError as e:
+            e.id = msg.id
+            raise
+        player.send(Ok(msg.id, table.id, player.seat))
+
+    def chat(self, player: Player, msg: Say) -> None:
+        table = self._table_of(player, msg.id)
+        player.send(Ok(msg.id))
+        table.broadcast(Chat(player.name, msg.text, player.seat))
+
+    def state(self, player: Player, msg: GetState) -> None:
+        table = self._table_of(player, msg.id)
+        player.send(table.state_for(player, msg.id))
+
+    def move(self, player: Player, msg: PlayMove | DeclareMove) -> None:
+        move = move_from_wire(msg)  # an unknown card is bad_message wherever it comes from
+        table = player.table
+        if table is None:
+            raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg.id)
+        table.move(player, move, msg.id, stamp_of(msg))
+
+    def _table_of(self, player: Player, msg_id: int | None) -> Table:
+        if player.table is None:
+            raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg_id)
+        return player.table
+
+
+_HANDLERS: dict[type[Message], Callable[[Lobby, Player, Any], None]] = {
+    Ping: Lobby.ping,
+    ListTables: Lobby.list_tables,
+    Create: Lobby.create,
+    Join: Lobby.join,
+    Leave: Lobby.leave,
+    AddBot: Lobby.add_bot,
+    Start: Lobby.start,
+    Say: Lobby.chat,
+    GetState: Lobby.state,
+    PlayMove: Lobby.move,
+    DeclareMove: Lobby.move,
+}

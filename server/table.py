@@ -1,0 +1,412 @@
+"""A table: seats, spectators, and the match its referee plays through them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from bots import make_bot
+from bots.referee import Policy, Referee
+from bots.seat import BotSeat, MoveSlot, Seat
+from game import Event, IllegalMove, Match, Move, Rules, View
+from protocol import encode, errors
+from protocol.convert import match_state, turn_for
+from protocol.errors import ProtocolError
+from protocol.messages import (
+    Error,
+    Ok,
+    PlayerBack,
+    PlayerLeft,
+    PlayerReplaced,
+    SeatInfo,
+    State,
+    TableChanged,
+    TableInfo,
+)
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .players import Player
+
+log = logging.getLogger("leastscore.server")
+
+THREADED_LEVELS = frozenset({"counter", "expert"})
+"""Built-in levels that think long enough to run off the event loop."""
+
+
+@dataclass
+class Slot:
+    """Who sits in a seat: a player, or a built-in bot of some level."""
+
+    name: str
+    player: Player | None = None
+    level: str | None = None
+    gone: bool = False
+    """The player left during the match; the seat is cleared when it ends."""
+
+
+class RemoteSeat:
+    """A seat played over a connection, by a person or a remote bot."""
+
+    def __init__(self, table: Table, index: int, player: Player) -> None:
+        self.table = table
+        self.index = index
+        self.player = player
+        self.name = player.name
+        self.slot = MoveSlot()
+
+    @property
+    def listening(self) -> bool:
+        return self.player.connected and self.player.table is self.table
+
+    def send(self, events: Sequence[Event]) -> None:
+        if self.listening:
+            for event in events:
+                self.player.send_bytes(_encoded(event))
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        if mover == self.index:
+            mine = view()
+            self.slot.open((mine.round, mine.turn))
+            if self.listening:
+                self.player.send(turn_for(mine, int(time_limit * 1000), mover))
+        else:
+            self.slot.close()
+            if self.listening:
+                self.player.send_bytes(self.table.public_turn)
+
+    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
+        return self.slot.take()
+
+    def receive(self, move: Move, msg_id: int | None, stamp: tuple[int, int] | None) -> None:
+        """A move arrived from the player."""
+        if not self.slot.offer(move, msg_id, stamp):
+            self.player.send(Error(errors.NOT_YOUR_TURN, _not_now(stamp), msg_id))
+
+    def verdict(self, error: IllegalMove | None) -> None:
+        if error is None:
+            self.slot.close()
+            if self.player.conn is not None:
+                self.player.conn.refund()  # accepted moves are paced by the game itself
+            self.player.send(Ok(id=self.slot.move_id))
+        else:
+            self.player.send(Error(error.code, error.reason, self.slot.move_id))
+
+
+_memo: dict[int, tuple[object, bytes]] = {}
+
+
+def _encoded(message: msgspec.Struct) -> bytes:
+    """Encode once per message object: public events go to every seat as they are."""
+    hit = _memo.get(id(message))
+    if hit is not None and hit[0] is message:
+        return hit[1]
+    data = encode(message)
+    if len(_memo) > 256:
+        _memo.clear()
+    _memo[id(message)] = (message, data)
+    return data
+
+
+class Table:
+    def __init__(
+        self,
+        server: Server,
+        name: str,
+        seats: int,
+        rules: Rules,
+        password: str | None,
+        owner: Player,
+    ) -> None:
+        self.server = server
+        self.id = "t" + secrets.token_hex(3)
+        self.name = name or f"{owner.name}'s table"
+        self.size = seats
+        self.rules = rules
+        self.password = password
+        self.owner = owner
+        self.slots: list[Slot] = []
+        self.spectators: set[Player] = set()
+        self.match: Match | None = None
+        self.referee: Referee | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.remote: dict[int, RemoteSeat] = {}
+        self.started_at = 0.0
+        self.public_turn = b""
+
+    # -- what people see ---------------------------------------------------------
+
+    @property
+    def playing(self) -> bool:
+        return self.match is not None and not self.match.over
+
+    def info(self) -> TableInfo:
+        # Seats are named as the match names them (two "Greedy bot"s become "Greedy bot"
+        # and "Greedy bot (2)"), so that a snapshot and the match's events agree.
+        names = _unique([slot.name for slot in self.slots])
+        return TableInfo(
+            id=self.id,
+            name=self.name,
+            seats=self.size,
+            players=[
+                SeatInfo(
+                    seat=i,
+                    name=names[i],
+                    kind="bot"
+                    if slot.level is not None or (slot.player and slot.player.bot)
+                    else "human",
+                    connected=not slot.gone
+                    and (slot.player.connected if slot.player is not None else True),
+                    level=slot.level,
+                )
+                for i, slot in enumerate(self.slots)
+            ],
+            spectators=len(self.spectators),
+            playing=self.playing,
+            locked=self.password is not None,
+            rules=self.rules.changes(),
+        )
+
+    def members(self) -> list[Player]:
+        seated = [s.player for s in self.slots if s.player is not None]
+        return seated + list(self.spectators)
+
+    def broadcast(self, message: msgspec.Struct, skip: Player | None = None) -> None:
+        data = encode(message)
+        for player in self.members():
+            if player is not skip and player.connected:
+                player.send_bytes(data)
+
+    def state_for(self, player: Player, msg_id: int | None = None) -> State:
+        seat = player.seat
+        match = self.match
+        if match is None:
+            return State(table=self.info(), you=seat, id=msg_id)
+        view = match.view(seat if seat is not None and seat < match.seat_count else None)
+        time_ms = 0
+        if self.referee is not None and self.referee.deadline is not None:
+            time_ms = max(0, int((self.referee.deadline - self.server.loop.time()) * 1000))
+        standings = list(match.standings) if match.over else None
+        return State(
+            table=self.info(),
+            you=seat,
+            match=match_state(view, time_ms, standings),
+            id=msg_id,
+        )
+
+    # -- seating -----------------------------------------------------------------
+
+    def sit(self, player: Player) -> int:
+        if self.playing:
+            raise ProtocolError(errors.MATCH_RUNNING, "a match is being played: you may watch")
+        if len(self.slots) >= self.size:
+            raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
+        self.slots.append(Slot(player.name, player=player))
+        player.table = self
+        player.seat = len(self.slots) - 1
+        self.changed()
+        return player.seat
+
+    def watch(self, player: Player) -> None:
+        self.spectators.add(player)
+        player.table = self
+        player.seat = None
+        self.changed()
+
+    def add_bot(self, level: str) -> int:
+        if self.playing:
+            raise ProtocolError(errors.MATCH_RUNNING, "a match is being played")
+        if len(self.slots) >= self.size:
+            raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
+        make_bot(level)  # refuses unknown levels with a clear message
+        self.slots.append(Slot(f"{level.capitalize()} bot", level=level))
+        self.changed()
+        return len(self.slots) - 1
+
+    def leave(self, player: Player) -> None:
+        """The player goes for good: a seat in a running match is forfeited."""
+        if player in self.spectators:
+            self.spectators.discard(player)
+        elif player.seat is not None:
+            index = player.seat
+            if self.playing and self.referee is not None:
+                self.referee.resign(index, f"{player.name} left")
+                self.slots[index].gone = True
+                self.slots[index].player = None
+            else:
+                del self.slots[index]
+                for i, slot in enumerate(self.slots):
+                    if slot.player is not None:
+                        slot.player.seat = i
+        player.table = None
+        player.seat = None
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None
+        if self.owner is player:
+            humans = [s.player for s in self.slots if s.player is not None]
+            if humans:
+                self.owner = humans[0]
+        if not any(s.player is not None and not s.gone for s in self.slots) and not self.spectators:
+            self.close()
+        else:
+            self.changed()
+
+    def changed(self) -> None:
+        self.broadcast(TableChanged(self.info()))
+
+    def full(self) -> bool:
+        return len(self.slots) == self.size
+
+    # -- vanishing and coming back ---------------------------------------------------
+
+    def player_gone(self, player: Player) -> None:
+        """The player's connection dropped: keep the seat for the grace period."""
+        if player.seat is None:
+            self.leave(player)
+            return
+        grace = self.server.config.grace_period
+        self.broadcast(PlayerLeft(player.seat, player.name, int(grace * 1000)), skip=player)
+        player.grace = self.server.loop.call_later(grace, self._grace_over, player)
+
+    def _grace_over(self, player: Player) -> None:
+        player.grace = None
+        if player.connected or player.table is not self or player.seat is None:
+            return
+        if not self.playing or self.referee is None:
+            self.leave(player)
+            self.server.lobby.players.drop(player)
+            return
+        level = self.server.config.replacement_level
+        self.referee.replace(player.seat, self._bot_seat(level, player.name))
+        self.broadcast(PlayerReplaced(player.seat, player.name, level))
+
+    def player_back(self, player: Player) -> None:
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None
+        if player.seat is not None:
+            seat = self.remote.get(player.seat)
+            referee = self.referee
+            if self.playing and referee and seat and referee.seats[player.seat] is not seat:
+                referee.replace(player.seat, seat)
+            self.broadcast(PlayerBack(player.seat, player.name), skip=player)
+        player.send(self.state_for(player))
+
+    # -- the match ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.playing:
+            raise ProtocolError(errors.MATCH_RUNNING, "the match has already started")
+        self.slots = [s for s in self.slots if not s.gone]
+        for i, slot in enumerate(self.slots):
+            if slot.player is not None:
+                slot.player.seat = i
+        if len(self.slots) < 2:
+            raise ProtocolError(errors.NOT_ALLOWED, "a match needs at least 2 players")
+        names = _unique([s.name for s in self.slots])
+        self.match = Match(names, self.rules)  # a shuffle from the OS's secure randomness
+        people = any(s.player is not None and not s.player.bot for s in self.slots)
+        seats: list[Seat] = []
+        self.remote = {}
+        for i, slot in enumerate(self.slots):
+            if slot.player is not None:
+                remote = RemoteSeat(self, i, slot.player)
+                self.remote[i] = remote
+                seats.append(remote)
+            else:
+                assert slot.level is not None
+                seats.append(self._bot_seat(slot.level, names[i], paced=people))
+        config = self.server.config
+        bots = {i for i, s in enumerate(self.slots) if s.player is None or s.player.bot}
+
+        def time_limit(seat: int) -> float:
+            return config.bot_move_time if seat in bots else config.human_move_time
+
+        self.referee = Referee(
+            self.match,
+            seats,
+            time_limit=time_limit,
+            policy=Policy(retry_illegal=True),
+            on_events=self._watchers_see,
+            on_turn=self._turn_announced,
+        )
+        self.started_at = time.time()
+        self.changed()
+        self.task = self.server.loop.create_task(self._play())
+
+    def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
+        delay = self.server.config.bot_delay if paced else 0.0
+        return BotSeat(make_bot(level), name, threaded=level in THREADED_LEVELS, delay=delay)
+
+    def _watchers_see(self, events: list[Event]) -> None:
+        for player in self.spectators:
+            if player.connected:
+                for event in events:
+                    player.send_bytes(_encoded(event.seen_by(None)))
+
+    def _turn_announced(self, mover: int, time_limit: float) -> None:
+        """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
+        assert self.match is not None
+        data = encode(turn_for(self.match.view(None), int(time_limit * 1000), mover))
+        self.public_turn = data
+        for player in self.spectators:
+            if player.connected:
+                player.send_bytes(data)
+
+    async def _play(self) -> None:
+        assert self.referee is not None and self.match is not None
+        match = self.match
+        try:
+            await self.referee.run()
+        except asyncio.CancelledError:
+            self.server.save(self.name, self.started_at, match.log, "aborted")
+            raise
+        except Exception:
+            log.exception("table %s: the match failed", self.id)
+            self.server.save(self.name, self.started_at, match.log, "aborted")
+            return
+        finally:
+            self.task = None
+        self.server.save(self.name, self.started_at, match.log, "finished")
+        self.changed()
+        for slot in list(self.slots):  # players who vanished and did not come back
+            if slot.player is not None and not slot.player.connected and slot.player.grace is None:
+                self.leave(slot.player)
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        self.server.lobby.tables.pop(self.id, None)
+
+    def move(
+        self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
+    ) -> None:
+        if not self.playing or player.seat is None:
+            raise ProtocolError(errors.NO_MATCH, "no match is being played at your seat", msg_id)
+        seat = self.remote.get(player.seat)
+        if seat is None:
+            raise ProtocolError(errors.NO_MATCH, "you are not in this match", msg_id)
+        seat.receive(move, msg_id, stamp)
+
+
+def _not_now(stamp: tuple[int, int] | None) -> str:
+    if stamp is None:
+        return "it is not your turn"
+    return f"it is not your turn (round {stamp[0]}, turn {stamp[1]} is not the one being played)"
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out

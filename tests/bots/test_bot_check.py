@@ -1,0 +1,94 @@
+"""``bot check`` passes a good bot and finds each fault planted in a broken one."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.check import CheckSettings, check_program
+
+PROGRAMS = Path(__file__).parent.parent / "programs"
+SDK_BOTS = str(PROGRAMS / "sdk_bots.py")
+RAW = str(PROGRAMS / "stdio_player.py")
+QUICK = CheckSettings(matches=1, seats=2, threshold=15, move_time=2.0, max_faults=3)
+
+
+def sdk(cls: str) -> str:
+    return shlex.join(
+        [sys.executable, "-m", "leastscore", "bot", "run", f"{SDK_BOTS}:{cls}", "--stdio"]
+    )
+
+
+def raw(mode: str, n: int = 2) -> str:
+    return shlex.join([sys.executable, RAW, mode, str(n)])
+
+
+async def test_a_good_bot_is_compliant() -> None:
+    settings = CheckSettings(matches=2, seats=3, threshold=15)
+    report = await check_program(sdk("Watcher"), settings)
+    assert report.compliant, report.text()
+    text = report.text()
+    assert text.count("PASS") == 3 and 'name "watcher"' in text
+    assert "protocol [1]" in text and text.endswith("Result: compliant.")
+    assert [m.seat for m in report.matches] == [0, 1]
+    assert report.move_times and not report.warnings
+
+
+async def test_a_raw_frame_program_is_compliant_too() -> None:
+    report = await check_program(raw("good"), QUICK)
+    assert report.compliant, report.text()
+
+
+PLANTED = [
+    # (what is planted, the command, settings, words the report must say)
+    ("raises", sdk("Raiser"), QUICK, ["crashed and was restarted", "ZeroDivisionError: planted"]),
+    ("hangs", sdk("Hanger"), CheckSettings(matches=1, seats=2, threshold=15, move_time=0.5),
+     ["got no answer within the 0.5 s limit"]),
+    ("slow", sdk("Slowpoke"), CheckSettings(matches=1, seats=2, threshold=10, budget=0.1),
+     ["slower than the 0.1 s budget"]),
+    ("illegal", sdk("Cheater"), QUICK, ["1 illegal move", "is not in your hand"]),
+    ("not a move", sdk("Liar"), QUICK, ["crashed", "return a Play or a Declare"]),
+    ("garbage", raw("garbage"), QUICK, ["not a protocol frame", "bad_frame"]),
+    ("crash", raw("crash"), QUICK, ["crashed and was restarted", "exited with code 3"]),
+    ("bad card", raw("illegal"), QUICK, ["illegal move"]),
+    ("no hello", raw("silent"), CheckSettings(startup_time=0.5),
+     ["no hello within 0.5 s", "must be a hello frame"]),
+    ("wrong version", raw("old"), QUICK, ["speaks protocol [99], not 1", "list 1 in hello"]),
+    ("cannot start", "/nonexistent/bot --fast", QUICK, ["cannot start /nonexistent/bot"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("planted", "command", "settings", "words"), PLANTED, ids=[p[0] for p in PLANTED]
+)
+async def test_each_planted_fault_is_found_and_told_plainly(
+    planted: str, command: str, settings: CheckSettings, words: list[str]
+) -> None:
+    report = await check_program(command, settings)
+    text = report.text()
+    assert not report.compliant, text
+    for w in words:
+        assert w in text, f"{planted}: {w!r} missing from\n{text}"
+    assert "Result: NOT compliant" in text
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "leastscore", "bot", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_command_line_exit_status_says_compliant_or_not() -> None:
+    good = run_cli(sdk("Watcher"), "--matches", "1", "--threshold", "15")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.startswith("Checking ") and "Result: compliant." in good.stdout
+    bad = run_cli(sdk("Cheater"), "--matches", "1", "--threshold", "15", "--against", "random")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "illegal move" in bad.stdout and "against random" in bad.stdout

@@ -1,0 +1,58 @@
+"""``bot new`` writes projects whose own tests pass."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.scaffold import class_name, new_bot
+
+
+def leastscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "leastscore", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
+def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
+    made = leastscore("bot", "new", "lowball", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    project = tmp_path / "lowball"
+    assert sorted(p.name for p in project.iterdir()) == ["README.md", "bot.py", "test_bot.py"]
+    assert "class LowballBot(Bot):" in (project / "bot.py").read_text()
+    tested = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "2 passed" in tested.stdout
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "."],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=project,
+    )
+    assert lint.returncode == 0, lint.stdout
+
+
+def test_names_and_refusals(tmp_path: Path) -> None:
+    assert class_name("my-bot") == "MyBot" and class_name("lowball") == "LowballBot"
+    assert class_name("sly_fox") == "SlyFoxBot"
+    with pytest.raises(ValueError, match="letters, digits"):
+        new_bot("9lives", "python", tmp_path)
+    new_bot("again", "python", tmp_path)
+    with pytest.raises(ValueError, match="not empty"):
+        new_bot("again", "python", tmp_path)
+    refused = leastscore("bot", "new", "again", cwd=tmp_path)
+    assert refused.returncode == 1 and "not empty" in refused.stderr

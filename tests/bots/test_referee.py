@@ -1,0 +1,188 @@
+"""The referee drives every kind of seat and handles every fault the same way."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots import GreedyBot, RandomBot
+from bots.base import Bot
+from bots.program import ProgramSeat
+from bots.referee import Policy, Referee
+from bots.seat import BotSeat
+from game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
+
+PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
+
+
+def bots(*players: Bot) -> list[BotSeat]:
+    return [BotSeat(p) for p in players]
+
+
+async def referee_run(match: Match, seats, limit: float = 1.0, **kw) -> Referee:
+    ref = Referee(match, seats, time_limit=lambda seat: limit, **kw)
+    await asyncio.wait_for(ref.run(), 60)
+    return ref
+
+
+async def test_in_process_bots_play_a_match():
+    match = Match(4, Rules(threshold=30), seed=1)
+    ref = await referee_run(match, bots(GreedyBot(), GreedyBot(), RandomBot(1), RandomBot(2)))
+    assert match.over and replay(match.log) == match.log
+    assert all(f.total == 0 for f in ref.faults)
+
+
+class Raiser(GreedyBot):
+    def choose(self, view: View) -> Move:
+        if view.turn == 1:
+            raise RuntimeError("boom")
+        return super().choose(view)
+
+
+class Cheater(GreedyBot):
+    def choose(self, view: View) -> Move:
+        return Declare() if view.turn < 2 else super().choose(view)
+
+
+class Sleeper(GreedyBot):
+    async def choose(self, view: View) -> Move:  # type: ignore[override]
+        if view.round == 1 and view.turn == 2:  # its second move
+            await asyncio.sleep(5)
+        return super().choose(view)
+
+
+async def test_crash_illegal_and_timeout_get_the_automatic_move():
+    match = Match(2, Rules(threshold=20), seed=3)
+    ref = await referee_run(
+        match, bots(Raiser(), Cheater()), limit=0.3, policy=Policy(retry_illegal=False)
+    )
+    assert match.over
+    assert ref.faults[0].crashes >= 1
+    assert ref.faults[1].illegal >= 1
+    autos = [e for e in match.log if isinstance(e, Played) and e.auto]
+    assert len(autos) == ref.faults[0].total + ref.faults[1].total
+    match2 = Match(2, Rules(threshold=20), seed=3)
+    ref2 = await referee_run(match2, bots(GreedyBot(), Sleeper()), limit=0.2)
+    assert ref2.faults[1].timeouts == 1
+
+
+async def test_too_many_faults_forfeit_the_match():
+    match = Match(3, Rules(threshold=50), seed=4)
+
+    class AlwaysWrong(Bot):
+        def choose(self, view: View) -> Move:
+            return Play((view.hand[0], view.hand[0]), None)
+
+    ref = await referee_run(
+        match,
+        bots(GreedyBot(), AlwaysWrong(), GreedyBot()),
+        policy=Policy(retry_illegal=False, max_faults=2),
+    )
+    resigned = [e for e in match.log if isinstance(e, Resigned)]
+    assert resigned and resigned[0].seat == 1 and "forfeit" in resigned[0].reason
+    assert match.standings[-1].seat == 1
+    assert ref.faults[1].illegal == 3
+
+
+async def test_a_seat_can_be_handed_over_while_it_is_asked():
+    match = Match(2, Rules(threshold=20), seed=5)
+
+    class Waiter(Bot):
+        async def choose(self, view: View) -> Move:  # type: ignore[override]
+            await asyncio.sleep(3600)
+            raise AssertionError
+
+    ref = Referee(match, bots(Waiter(), GreedyBot()), time_limit=lambda s: 30)
+    task = asyncio.ensure_future(ref.run())
+    await asyncio.sleep(0.1)
+    if match.to_move != 0:
+        await asyncio.sleep(0.1)
+    ref.replace(0, BotSeat(GreedyBot()))
+    await asyncio.wait_for(task, 30)
+    assert match.over and ref.faults[0].total == 0
+
+
+def program(mode: str = "good", n: int = 1, **kw) -> ProgramSeat:
+    return ProgramSeat([sys.executable, PLAYER, mode, str(n)], f"raw-{mode}", **kw)
+
+
+async def test_an_external_program_plays_whole_matches_and_stays_alive():
+    seat = program()
+    await seat.start()
+    for seed in (1, 2):
+        match = Match(2, Rules(threshold=25), seed=seed)
+        ref = await referee_run(match, [seat, BotSeat(GreedyBot())], limit=5)
+        assert match.over and ref.faults[0].total == 0
+    assert seat.starts == 1 and seat.alive
+    await seat.close()
+    assert not seat.alive
+
+
+@pytest.mark.parametrize(
+    ("mode", "fault", "problem"),
+    [
+        ("crash", "crashes", "exited with code 3"),
+        ("hang", "timeouts", None),
+        ("illegal", "illegal", "is not in your hand"),
+        ("garbage", "crashes", "broke the protocol: bad_frame"),
+    ],
+)
+async def test_faulty_programs_are_counted_and_the_match_finishes(mode, fault, problem):
+    seat = program(mode, 2)
+    match = Match(2, Rules(threshold=25), seed=7)
+    ref = await referee_run(
+        match, [seat, BotSeat(GreedyBot())], limit=1.5, policy=Policy(retry_illegal=False)
+    )
+    await seat.close()
+    assert match.over
+    assert getattr(ref.faults[0], fault) >= 1
+    if problem:
+        assert any(problem in p for p in seat.problems), seat.problems
+    if mode in ("crash", "garbage"):
+        assert seat.starts >= 2  # restarted, and it played on
+
+
+async def test_programs_that_never_greet_or_speak_another_version():
+    silent = program("silent", startup_time=0.5)
+    with pytest.raises(Exception, match=r"no hello within 0\.5 s"):
+        await silent.start()
+    await silent.close()
+    old = program("old")
+    with pytest.raises(Exception, match=r"speaks protocol \[99\]"):
+        await old.start()
+    await old.close()
+    missing = ProgramSeat(["/nonexistent/bot"], "missing")
+    with pytest.raises(Exception, match="cannot start"):
+        await missing.start()
+
+
+async def test_a_program_s_hello_is_kept_for_reports():
+    seat = program()
+    await seat.start()
+    assert seat.hello is not None
+    assert seat.hello.name == "raw" and seat.hello.bot and seat.hello.protocol == [1]
+    await seat.close()
+
+
+async def test_ready_starts_a_program_between_matches_and_says_if_it_died_unseen():
+    seat = program("crash", 1)
+    assert await seat.ready() is False  # the first start
+    match = Match(2, Rules(threshold=25), seed=7)
+    ref = await referee_run(
+        match, [seat, BotSeat(GreedyBot())], limit=2, policy=Policy(retry_illegal=False)
+    )
+    deaths = sum(1 for p in seat.problems if "exited with code 3" in p)
+    assert ref.faults[0].crashes == deaths >= 1  # each crash counted once
+    starts = seat.starts
+    assert await seat.ready() is False  # its crash was counted: a restart was under way
+    assert seat.alive and seat.starts >= starts
+    assert seat.proc is not None
+    seat.proc.kill()
+    await seat.proc.wait()
+    await asyncio.sleep(0.05)
+    assert await seat.ready() is True  # died with nobody asking it to move
+    assert seat.alive
+    await seat.close()

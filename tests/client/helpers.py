@@ -1,0 +1,230 @@
+"""The real client in a real pseudo-terminal, a real server process, and a cable to cut."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pexpect
+
+ROOT = Path(__file__).resolve().parents[2]
+ESCAPES = re.compile(
+    r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"  # OSC: window titles
+    r"|\x1b[()][0-9A-Za-z]|\x1b[=>78]"
+)
+CARD_ON_SCREEN = re.compile(r"(10|[A2-9TJQK])([CDHS♣♦♥♠])")
+SUITS = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+VALUES = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}
+
+
+def card_names(text: str) -> list[str]:
+    """Cards as the screen shows them (``10♥``, ``QS``), in canonical notation."""
+    out = []
+    for rank, suit in CARD_ON_SCREEN.findall(text):
+        out.append(("T" if rank == "10" else rank) + SUITS.get(suit, suit))
+    return out
+
+
+def value(card: str) -> int:
+    return VALUES.get(card[0]) or int(card[0])
+
+
+class Terminal:
+    """``leastscore play`` in a pseudo-terminal; reads what a person would see."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None, rows: int = 50) -> None:
+        environ = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("NO_COLOR", "LEASTSCORE_SERVER", "COLUMNS", "LINES")
+        }
+        environ.update(
+            TERM="xterm-256color",
+            LANG="C.UTF-8",
+            LC_ALL="C.UTF-8",
+            PYTHONUNBUFFERED="1",
+        )
+        environ.update(env or {})
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "leastscore", "play", *args],
+            cwd=str(ROOT),
+            env=environ,
+            dimensions=(rows, 110),
+            encoding="utf-8",
+            codec_errors="replace",
+        )
+        self.rows = rows
+        self.raw = ""
+        self.pos = 0
+        self._answered = 0
+
+    @property
+    def text(self) -> str:
+        """Everything shown so far, without escape sequences."""
+        return ESCAPES.sub("", self.raw).replace("\r", "")
+
+    def _pump(self, wait: float) -> bool:
+        try:
+            self.raw += self.child.read_nonblocking(1 << 16, timeout=wait)
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            return False
+        asked = self.raw.count("\x1b[6n")
+        while self._answered < asked:  # answer as a terminal does: the cursor is at the bottom
+            self.child.send(f"\x1b[{self.rows};1R")
+            self._answered += 1
+        return True
+
+    def expect(self, pattern: str, timeout: float = 60) -> re.Match[str]:
+        """Wait until ``pattern`` appears after the last thing expected; move past it."""
+        regex = re.compile(pattern)
+        end = time.monotonic() + timeout
+        alive = True
+        while True:
+            found = regex.search(self.text, self.pos)
+            if found:
+                self.pos = found.end()
+                return found
+            if not alive or time.monotonic() > end:
+                raise AssertionError(
+                    f"{pattern!r} did not appear; the screen after the last match:\n"
+                    + self.text[self.pos :][-4000:]
+                )
+            alive = self._pump(0.2)
+
+    def since(self, mark: int) -> str:
+        return self.text[mark : self.pos]
+
+    def type(self, line: str) -> None:
+        self.child.send(line + "\r")
+
+    def finish(self, timeout: float = 30) -> int:
+        """Wait for the program to end; its exit status."""
+        end = time.monotonic() + timeout
+        while self._pump(0.2):
+            if time.monotonic() > end:
+                raise AssertionError("the client did not exit:\n" + self.text[-3000:])
+        self.child.close()
+        return int(self.child.exitstatus if self.child.exitstatus is not None else -1)
+
+    def kill(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+    # -- reading the table ------------------------------------------------------------
+
+    def my_turn(self, timeout: float = 60) -> tuple[list[str], list[str], str]:
+        """Wait for the next turn of ours: (hand, open cards, the turn line)."""
+        found = self.expect(r"Your turn: \d+ s to move\.[^\n]*", timeout)
+        line = found.group(0)
+        panel = self.text[: found.start()]  # the table is drawn just above the turn line
+        hand = card_names(re.findall(r"Hand +(.*?) +total", panel)[-1])
+        open_cards = card_names(re.findall(r"Open +([^\n│|]*)", panel)[-1])
+        return hand, open_cards, line
+
+
+class ServerProcess:
+    """``leastscore serve`` on a free loopback port."""
+
+    def __init__(self, *extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "leastscore",
+                "serve",
+                "--port",
+                "0",
+                "--no-db",
+                "--no-uvloop",
+                "--bot-delay",
+                "0",
+                "-q",
+                *extra,
+            ],
+            cwd=str(ROOT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        found = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
+        assert found, f"the server said {line!r}"
+        self.port = int(found.group(1))
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Cable:
+    """A TCP proxy between client and server whose connections the test can cut."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        """Drop every connection through the cable, both ends, without a goodbye."""
+        with self.lock:
+            sockets, self.sockets = self.sockets, []
+        for s in sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.listener.close()
+        self.cut()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

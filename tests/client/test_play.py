@@ -1,0 +1,248 @@
+"""``leastscore play`` as a person uses it: typed into a real pseudo-terminal, read off the
+screen, against a real server (in the same process with ``--local``, or a separate one)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from .helpers import Cable, ServerProcess, Terminal, card_names, free_port, value
+
+LOCAL = ("--local", "--bot-delay", "0", "--name", "Ann")
+
+
+@pytest.fixture
+def local() -> Iterator[Terminal]:
+    term = Terminal(*LOCAL, "--threshold", "15")
+    yield term
+    term.kill()
+
+
+@pytest.fixture
+def server() -> Iterator[ServerProcess]:
+    srv = ServerProcess("--grace", "60", "--move-time", "120")
+    yield srv
+    srv.stop()
+
+
+def choose(hand: list[str], open_cards: list[str]) -> str:
+    """A sensible move typed the way a person would: shed the highest card, take a low one."""
+    high = max(hand, key=lambda c: (value(c), c))
+    low = min(open_cards, key=value)
+    if value(low) <= 3:
+        return f"{high.lower()} {low.lower()}"  # the short form: KS 2C
+    return f"{high} deck"
+
+
+def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> None:
+    local.expect(r"you against 3 greedy bots, out above 15 points")
+    local.expect(r"New match: you against Greedy bot")
+    turns = reveals = 0
+    while True:
+        found = local.expect(r"Your turn: \d+ s to move|The hands|Final standings")
+        if found.group(0) == "Final standings":
+            break
+        if found.group(0) == "The hands":
+            reveals += 1
+            continue
+        local.pos = found.start()
+        hand, open_cards, line = local.my_turn()
+        # The status line at the bottom: whose turn it is and the time left.
+        local.expect(r"Round \d+ · deck \d+ · YOUR TURN: \d+ s left")
+        turns += 1
+        total = sum(value(c) for c in hand)
+        if "You may declare" in line and total <= 5:
+            local.type("declare")
+            local.expect(r"You declared at \d+")
+        else:
+            local.type(choose(hand, open_cards))
+            local.expect(r"You discarded ")
+    local.expect(r"(You win the match!|\S.* wins the match\. You finished \d\w\w\.)")
+    assert turns >= 1 and reveals >= 1
+    standings = local.text[local.text.rindex("Final standings") :]
+    for place in ("1st", "You", "Greedy bot"):
+        assert place in standings
+    local.expect(r"Type start to play again")
+    local.type("quit")
+    assert local.finish() == 0
+
+
+def test_an_illegal_move_is_explained_and_the_turn_is_not_lost(local: Terminal) -> None:
+    hand, _open_cards, line = local.my_turn()
+    assert "No declaring on your first turn" in line
+    # Two cards of different ranks are never a group.
+    first = hand[0]
+    other = next(c for c in hand if c[0] != first[0])
+    local.type(f"{first} {other} deck")
+    local.expect(
+        r"(is not a single card, a pair, four of a kind, a run of 3 or 5, or a flush of 5"
+        r"|A run must be 3 or 5 cards, not 2): still your turn\."
+    )
+    local.type("declare")  # the server refuses this one
+    local.expect(r"Nobody declares on their first turn of a round: still your turn\.")
+    local.type("xyzzy")
+    local.expect(r"I do not know 'xyzzy'")
+    local.type(f"{first}")
+    local.expect(rf"Take what\? Add deck or an open card: {first} deck or {first} \w\w")
+    local.type(f"{first} deck")
+    local.expect(r"You discarded \S+ and drew \S+")
+    local.type("quit")
+    assert local.finish() == 0
+
+
+def test_a_hint_then_a_declaration_and_its_reveal() -> None:
+    local = Terminal(*LOCAL)  # out above 100: nobody is out before our second turn
+    try:
+        _hint_then_declare(local)
+    finally:
+        local.kill()
+
+
+def _hint_then_declare(local: Terminal) -> None:
+    while True:
+        hand, _open_cards, line = local.my_turn()
+        if "You may declare" in line:
+            break
+        local.type("hint")
+        local.expect(r"Hint: put down .+ Press Enter to play it")
+        local.type("")  # the hint is already typed in
+        local.expect(r"You discarded ")
+    total = sum(value(c) for c in hand)
+    local.type("d")
+    local.expect(rf"You declared at {total} (and were lowest|but were not lowest)")
+    local.expect(r"The hands")
+    reveal = local.expect(r"(?s).*?player.*?hand.*?total.*?round.*?match.*?\n(.*?\n){5}")
+    you = next(row for row in reveal.group(0).splitlines() if "You " in row)
+    assert f" {total} " in you and "declared" in you
+    for card in hand:
+        assert card[0].replace("T", "10") in you
+    local.type("quit")
+    assert local.finish() == 0
+
+
+def test_plain_output_is_ascii_without_colour() -> None:
+    term = Terminal("--local", "--plain", "--bot-delay", "0.3", "--name", "Ann")
+    try:
+        # Bots that take their time: the status line says whose turn it is, and the time left.
+        term.expect(r"Round 1 - deck \d+ - Greedy bot( \(\d\))? to move \(\d+ s\)")
+        hand, _, _ = term.my_turn()
+        term.expect(r"Round 1 - deck \d+ - YOUR TURN: \d+ s left - hint, help")
+        term.type("help")
+        term.expect(r"How to play")
+        term.expect(r"flush")
+        shown = term.text
+        assert shown.isascii(), {c for c in shown if not c.isascii()}
+        assert "+-" in shown and "|" in shown  # ASCII boxes
+        assert "Hand  " + " ".join(hand) in shown  # cards as typed: 7H, TD, KS
+        colours = re.findall(r"\x1b\[[0-9;]*m", term.raw)
+        for sgr in colours:
+            params = sgr[2:-1].split(";")
+            assert not any(p in {"31", "32", "33", "36", "38", "91"} for p in params), sgr
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+
+
+def test_no_color_and_a_latin1_locale_fall_back() -> None:
+    term = Terminal(*LOCAL, env={"NO_COLOR": "1", "LC_ALL": "", "LANG": "de_DE.ISO-8859-1"})
+    try:
+        term.my_turn()
+        assert term.text.isascii()
+        assert not re.search(r"\x1b\[[0-9;]*3[1-6]m", term.raw)
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+
+
+def test_a_cut_connection_is_resumed_and_the_table_redrawn(server: ServerProcess) -> None:
+    cable = Cable(server.port)
+    term = Terminal("--server", f"127.0.0.1:{cable.port}", "--name", "Ann")
+    try:
+        term.expect(rf"Connected to 127\.0\.0\.1:{cable.port} as Ann")
+        term.expect(r"No tables yet")
+        term.type("create Test --seats 3 --threshold 15")
+        term.expect(r"Table Test \(t\w+\): Ann \(you\)")
+        term.type("bot add greedy 2")
+        term.expect(r"New match: you against Greedy bot, Greedy bot \(2\)")
+        hand, open_cards, _ = term.my_turn()
+        cable.cut()
+        term.expect(r"Connection lost \(.*\)\. Reconnecting")
+        term.expect(r"Reconnected\.")
+        found = term.expect(r"Your turn: \d+ s to move")
+        redraw = term.text[: found.start()]
+        redraw = redraw[redraw.rindex("Reconnected.") :]
+        assert "Ann (you)" in redraw and "Last moves" in redraw
+        assert card_names(re.findall(r"Hand +(.*?) +total", redraw)[-1]) == hand
+        term.type(choose(hand, open_cards))
+        term.expect(r"You discarded ")
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+        cable.close()
+
+
+def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
+    address = f"127.0.0.1:{server.port}"
+    ann = Terminal("--name", "Ann", env={"LEASTSCORE_SERVER": address})
+    bea = Terminal("--server", address, "--name", "Bea")
+    eve = Terminal("--server", address, "--name", "Eve", "--plain")
+    try:
+        ann.expect(r"Connected to .* as Ann")
+        ann.type("create Friday --seats 3 --threshold 15 runs_same_suit")
+        table = ann.expect(r"Table Friday \((t\w+)\)").group(1)
+        bea.expect(r"Connected to .* as Bea")
+        bea.type("tables")
+        bea.expect(rf"{table}.*Friday.*1/3.*open.*runs_same_suit")
+        bea.type("join 1")
+        bea.expect(r"Table Friday .*Ann, Bea \(you\)")
+        ann.expect(r"Ann \(you\), Bea")
+        eve.type(f"watch {table}")
+        eve.expect(r"Table Friday")
+        ann.type("chat hello all")
+        bea.expect(r"Ann: hello all")
+        ann.type("bot add random")
+        for term in (ann, bea, eve):
+            term.expect(r"New match: ")
+        eve.expect(r"Round 1 - out above 15")  # the spectator sees the table, no hand
+        ann.type("quit")
+        assert ann.finish() == 0
+        bea.expect(r"Ann left the match")
+        for term in (bea, eve):
+            term.type("quit")
+            assert term.finish() == 0
+    finally:
+        for term in (ann, bea, eve):
+            term.kill()
+
+
+def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
+    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retry-for", "2")
+    try:
+        term.expect(r"No tables yet")
+        server.stop()  # a clean shutdown: it says goodbye first
+        term.expect(r"The server says goodbye: the server is shutting down\.")
+        term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
+        term.expect(rf"The server at 127\.0\.0\.1:{server.port} did not come back; giving up\.")
+        assert term.finish() == 1
+        assert "Traceback" not in term.text
+    finally:
+        term.kill()
+
+
+def test_a_server_that_is_not_there_gets_one_clear_sentence() -> None:
+    port = free_port()
+    term = Terminal("--server", f"127.0.0.1:{port}")
+    term.expect(
+        rf"No Least Score server answers at 127\.0\.0\.1:{port} \(connection refused\)\. "
+        r"Start one with 'leastscore serve', or play against bots with 'leastscore play --local'\."
+    )
+    assert term.finish() == 1
+    assert "Traceback" not in term.text
+    term = Terminal("--server", "127.0.0.1:notaport")
+    term.expect(r"Invalid value for --server: 'notaport' is not a port number")
+    assert term.finish() == 2

@@ -1,0 +1,63 @@
+"""A minimal protocol-v1 player on stdin/stdout, written with raw frames.
+
+    python stdio_player.py [MODE] [N]
+
+MODE: ``good`` (default), ``crash`` (exit on its N-th turn), ``hang`` (never
+answer on its N-th turn), ``illegal`` (answer a card it does not hold on its
+N-th turn), ``garbage`` (write junk on its N-th turn), ``silent`` (never say
+hello), ``old`` (speak only protocol 99).
+"""
+
+import os
+import struct
+import sys
+import time
+
+import msgspec
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "good"
+nth = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+out = sys.stdout.buffer
+inp = sys.stdin.buffer
+
+
+def send(message: dict) -> None:
+    body = msgspec.msgpack.encode(message)
+    out.write(struct.pack(">I", len(body)) + body)
+    out.flush()
+
+
+def frames():
+    while True:
+        head = inp.read(4)
+        if len(head) < 4:
+            return
+        (size,) = struct.unpack(">I", head)
+        yield msgspec.msgpack.decode(inp.read(size))
+
+
+if mode == "silent":
+    time.sleep(60)
+send({"type": "hello", "protocol": [99] if mode == "old" else [1], "name": "raw", "bot": True})
+turns = 0
+next_id = 1
+for message in frames():
+    if message["type"] == "bye":
+        break
+    if message["type"] != "turn" or "hand" not in message:
+        continue
+    turns += 1
+    if turns == nth and mode == "crash":
+        os._exit(3)
+    if turns == nth and mode == "hang":
+        time.sleep(3600)
+    if turns == nth and mode == "garbage":
+        out.write(b"\x00\x00\x00\x03abc")
+        out.flush()
+        continue
+    discard = message["legal"][-1]
+    if turns == nth and mode == "illegal":
+        discard = [c for c in ["AS", "AH", "AD", "AC"] if c not in message["hand"]][:1]
+    take = "deck" if message.get("can_draw", True) else message["open"][0]
+    send({"type": "play", "id": next_id, "discard": discard, "take": take})
+    next_id += 1

@@ -1,0 +1,39 @@
+"""Running ``leastscore tournament`` as a user would, in a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+PLAYER = HERE.parent / "programs" / "stdio_player.py"
+MISBEHAVING = HERE / "misbehaving.py"
+
+
+def program(mode: str = "good", n: int = 2) -> str:
+    """A ``cmd:`` spec for the raw-frame test program in one of its fault modes."""
+    return f'cmd:"{sys.executable}" {PLAYER} {mode} {n}'
+
+
+def tournament(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "leastscore", "tournament", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def bots(**specs: str) -> list[str]:
+    return [f"--bot={name}={spec}" for name, spec in specs.items()]
+
+
+def by_bot(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["bot"]: row for row in document["standings"]}
+
+
+def load(path: Path) -> Any:
+    return json.loads(path.read_text())

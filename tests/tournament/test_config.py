@@ -1,0 +1,105 @@
+"""Entrant specs, the TOML file, and flags that override it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tournament.config import build, dump, load, read_toml
+from tournament.entrants import bot_factory, parse_entrant
+
+from .helpers import MISBEHAVING, tournament
+
+
+def test_entrant_specs():
+    assert parse_entrant("g=builtin:greedy").kind == "builtin"
+    cmd = parse_entrant('p=cmd:"./bot --fast"', base="/somewhere")
+    assert cmd.kind == "cmd" and cmd.argv() == ["./bot", "--fast"] and cmd.base == "/somewhere"
+    assert parse_entrant("p=cmd:./bot -q").argv() == ["./bot", "-q"]
+    assert parse_entrant("far=remote").kind == "remote"
+    python = parse_entrant(f"x=python:{MISBEHAVING}:Raiser")
+    bot = bot_factory(python)(5)
+    assert type(bot).__name__ == "Raiser"
+    for text, message in [
+        ("nameless", "NAME=SPEC"),
+        ("=builtin:greedy", "name"),
+        ("x=builtin:godlike", "no built-in bot"),
+        ("x=perl:bot.pl", "not an entrant"),
+        ("x=cmd:", "nothing after"),
+        ("x=remote:secret", "just 'remote'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            parse_entrant(text)
+    with pytest.raises(ValueError, match="3 Bot subclasses"):
+        bot_factory(parse_entrant(f"x=python:{MISBEHAVING}"))
+    with pytest.raises(ValueError, match="no Python file"):
+        bot_factory(parse_entrant("x=python:nowhere.py"))
+
+
+def test_a_config_file_and_its_round_trip(tmp_path: Path):
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "mine.py").write_text(
+        "from bots import GreedyBot\n\nclass Mine(GreedyBot):\n    pass\n"
+    )
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        """
+seed = 12
+seats = 3
+deals = 2
+threshold = 50
+move_time = 1.5
+max_faults = 3
+out = "runs/cup"
+
+[rules]
+tie_loses = true
+
+[bots]
+greedy = "builtin:greedy"
+random = "builtin:random"
+mine = "python:bots/mine.py"
+"""
+    )
+    settings, entrants, rules = read_toml(path)
+    assert settings["out"] == str(tmp_path / "runs" / "cup")
+    config = build(settings, entrants, rules)
+    assert config.seats == 3 and config.deals == 2 and config.max_faults == 3
+    assert config.rules.threshold == 50 and config.rules.tie_loses
+    assert config.names == ("greedy", "random", "mine")
+    assert bot_factory(config.entrant("mine"))(1).name == "greedy"  # found relative to the file
+    assert load(dump(config)) == config
+    path.write_text("seed = 1\ncolour = 'red'\n")
+    with pytest.raises(ValueError, match="unknown setting colour"):
+        read_toml(path)
+
+
+def test_bad_definitions_are_refused():
+    two = [parse_entrant("a=builtin:greedy"), parse_entrant("b=builtin:greedy")]
+    with pytest.raises(ValueError, match="need at least 4 entrants"):
+        build({"seed": 1, "seats": 4}, two, {})
+    with pytest.raises(ValueError, match="tie_lose"):
+        build({"seed": 1}, two, {"tie_lose": True})
+    with pytest.raises(ValueError, match="needs entrants"):
+        build({"seed": 1}, [], {})
+    assert build({"seed": 1}, two, {}).seats == 2  # fewer entrants than 4: that many seats
+
+
+def test_flags_override_the_file(tmp_path: Path):
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        'seed = 3\ndeals = 5\nseats = 2\n[bots]\na = "builtin:greedy"\nb = "builtin:random"\n'
+    )
+    done = tournament(
+        f"--config={path}", "--deals=1", "--bot=c=builtin:greedy", "--format=json", "--workers=1"
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["seed"] == 3
+    assert document["format"]["deals"] == 1 and document["format"]["seats"] == 2
+    assert [e["bot"] for e in document["entrants"]] == ["a", "b", "c"]
+    assert document["matches_played"] == 3 * 2
+    wrong = tournament("--bot=a=builtin:greedy", "--bot=a=builtin:random")
+    assert wrong.returncode != 0 and "unique" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -1,0 +1,79 @@
+"""Nothing a bot does stops the tournament: every fault is counted and play goes on."""
+
+from __future__ import annotations
+
+import json
+
+from game import read_log, replay
+
+from .helpers import MISBEHAVING, by_bot, load, program, tournament
+
+
+def run(out, entrants: dict[str, str], *args: str) -> dict:
+    done = tournament(
+        *[f"--bot={name}={spec}" for name, spec in entrants.items()],
+        "--gauntlet=hero",
+        "--seats=2",
+        "--deals=1",
+        "--threshold=25",
+        "--seed=4",
+        "--move-time=0.5",
+        "--startup-time=5",
+        "--max-faults=2",
+        "--format=json",
+        f"--out={out}",
+        *args,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document == load(out / "standings.json")
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["fixture"] for r in results) == list(range(document["matches_scheduled"]))
+    for r in results:  # matches with faults replay like any other
+        if r["status"] == "played":
+            log = read_log(out / "logs" / f"{r['fixture']:06d}.jsonl")
+            assert replay(log) == log
+    document["problems"] = " ".join(p for r in results for p in r["problems"])
+    document["aborted"] = [r["end"] for r in results if r["status"] == "aborted"]
+    return document
+
+
+def test_crashing_hanging_and_illegal_programs_are_counted_and_play_goes_on(tmp_path):
+    entrants = {
+        "hero": "builtin:greedy",
+        "crash": program("crash"),
+        "hang": program("hang"),
+        "illegal": program("illegal"),
+        "garbage": program("garbage"),
+        "missing": "cmd:/nonexistent/bot --fast",
+    }
+    document = run(tmp_path / "run", entrants, "--workers=2")
+    assert document["complete"] and document["matches_played"] == 10
+    rows = by_bot(document)
+    assert rows["hero"]["matches"] == 10
+    assert rows["hero"]["timeouts"] == rows["hero"]["illegal"] == rows["hero"]["crashes"] == 0
+    assert rows["crash"]["crashes"] >= 2  # it crashed in each match, and was started again
+    assert rows["garbage"]["crashes"] >= 2
+    assert rows["hang"]["timeouts"] >= 2 and rows["hang"]["forfeits"] == 2
+    assert rows["illegal"]["illegal"] >= 2
+    assert rows["missing"]["crashes"] >= 2 and rows["missing"]["forfeits"] == 2
+    for words in ("crash: exited with code 3", "garbage: broke the protocol", "missing: could"):
+        assert words in document["problems"]
+
+
+def test_python_bots_that_raise_loop_or_exit_cost_only_their_own_matches(tmp_path):
+    entrants = {
+        "hero": "builtin:greedy",
+        "raiser": f"python:{MISBEHAVING}:Raiser",
+        "looper": f"python:{MISBEHAVING}:Looper",
+        "exiter": f"python:{MISBEHAVING}:Exiter",
+    }
+    document = run(tmp_path / "run", entrants, "--workers=1")
+    assert document["complete"] and document["matches_scheduled"] == 6
+    # The bot that took its process down cost its two matches, and only those.
+    assert document["matches_aborted"] == 2 and document["matches_played"] == 4
+    assert all("worker process died" in why for why in document["aborted"])
+    rows = by_bot(document)
+    assert rows["exiter"]["matches"] == 0 and rows["hero"]["matches"] == 4
+    assert rows["raiser"]["crashes"] >= 2
+    assert rows["looper"]["timeouts"] == 2  # interrupted once in each match

@@ -1,0 +1,111 @@
+"""Remote entrants connect to the runner's server over TCP with their token."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from typing import Any
+
+import msgspec
+
+from server.app import Server
+from tournament.config import build
+from tournament.entrants import parse_entrant
+from tournament.remote import Hall
+from tournament.results import MatchResult
+from tournament.runner import Runner
+
+
+async def remote_bot(port: int, token: str, *, drop_after: int | None = None) -> list[str]:
+    """A bot on a real socket: hello with the token, then the last legal discard each turn."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    seen: list[str] = []
+
+    def send(message: dict[str, Any]) -> None:
+        body = msgspec.msgpack.encode(message)
+        writer.write(struct.pack(">I", len(body)) + body)
+
+    send({"type": "hello", "protocol": [1], "name": "far", "bot": True, "token": token})
+    moves = 0
+    try:
+        while True:
+            head = await reader.readexactly(4)
+            message = msgspec.msgpack.decode(await reader.readexactly(*struct.unpack(">I", head)))
+            seen.append(message["type"])
+            if message["type"] == "bye":
+                break
+            if message["type"] == "turn" and "hand" in message:
+                if drop_after is not None and moves == drop_after:
+                    break
+                moves += 1
+                take = "deck" if message.get("can_draw", True) else message["open"][0]
+                send({"type": "play", "id": moves, "discard": message["legal"][-1], "take": take})
+    except asyncio.IncompleteReadError:
+        pass
+    writer.close()
+    return seen
+
+
+async def run_with_remote(
+    remote_names: list[str], **settings: Any
+) -> tuple[list[MatchResult], Any]:
+    entrants = [parse_entrant("hero=builtin:greedy")]
+    entrants += [parse_entrant(f"{name}=remote") for name in remote_names]
+    config = build(
+        {"seed": 2, "seats": 2, "deals": 1, "move_time": 2.0, "startup_time": 5.0, **settings},
+        entrants,
+        {"threshold": 25},
+    )
+    results: list[MatchResult] = []
+    halls: asyncio.Queue[tuple[Server, Hall]] = asyncio.Queue()
+    runner = Runner(
+        config,
+        workers=1,
+        on_result=results.append,
+        on_hall=lambda server, hall: halls.put_nowait((server, hall)),
+    )
+    task = asyncio.ensure_future(runner.run(range(len(config.schedule()))))
+    server, hall = await asyncio.wait_for(halls.get(), 10)
+    return results, (task, server, hall)
+
+
+async def test_a_remote_bot_plays_its_matches_over_tcp():
+    results, (task, server, hall) = await run_with_remote(["far"])
+    assert server.config.host == "127.0.0.1"
+    bot = asyncio.ensure_future(remote_bot(server.port, hall.tokens()["far"]))
+    await asyncio.wait_for(task, 60)
+    seen = await asyncio.wait_for(bot, 10)
+    assert len(results) == 2 and all(r.status == "played" for r in results)
+    for r in results:
+        far = next(s for s in r.seats if s.bot == "far")
+        assert (far.timeouts, far.illegal, far.crashes, far.forfeit) == (0, 0, 0, False)
+        assert far.rounds > 0
+    assert seen[0] == "welcome" and "match_start" in seen and "turn" in seen
+    assert seen[-1] == "bye"
+
+
+async def test_a_wrong_token_is_refused_and_an_absent_bot_forfeits():
+    results, (task, server, _) = await run_with_remote(["far"], startup_time=0.3)
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    body = msgspec.msgpack.encode({"type": "hello", "protocol": [1], "token": "guess"})
+    writer.write(struct.pack(">I", len(body)) + body)
+    head = await reader.readexactly(4)
+    answer = msgspec.msgpack.decode(await reader.readexactly(*struct.unpack(">I", head)))
+    assert answer["type"] == "error" and answer["code"] == "bad_token"
+    writer.close()
+    await asyncio.wait_for(task, 30)
+    assert len(results) == 2
+    for r in results:
+        far = next(s for s in r.seats if s.bot == "far")
+        assert far.forfeit and far.crashes == 1
+        assert any("far: not connected" in p for p in r.problems)
+
+
+async def test_a_remote_bot_that_drops_out_counts_crashes_and_forfeits():
+    results, (task, server, hall) = await run_with_remote(["far"], startup_time=0.5)
+    bot = asyncio.ensure_future(remote_bot(server.port, hall.tokens()["far"], drop_after=2))
+    await asyncio.wait_for(task, 60)
+    await bot
+    assert len(results) == 2
+    first = next(s for s in results[0].seats if s.bot == "far")
+    assert first.crashes >= 1 and first.forfeit

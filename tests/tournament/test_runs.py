@@ -1,0 +1,105 @@
+"""Determinism and resume: the same tournament gives the same standings, however it ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from game import read_log, replay
+
+from .helpers import bots, tournament
+
+DEFINITION = [
+    *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
+    "--seats=3",
+    "--deals=8",
+    "--threshold=50",
+    "--seed=77",
+]
+MATCHES = 4 * 3 * 8
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The standings of an uninterrupted run with one worker."""
+    out = tmp_path_factory.mktemp("reference") / "run"
+    done = tournament(*DEFINITION, "--workers=1", "--format=json", f"--out={out}")
+    assert done.returncode == 0, done.stderr
+    standings = (out / "standings.json").read_bytes()
+    assert done.stdout.encode() == standings
+    document = json.loads(standings)
+    assert document["complete"] and document["matches_played"] == MATCHES
+    assert document["seed"] == 77
+    return standings
+
+
+def test_one_and_two_workers_agree(reference: bytes, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = tournament(*DEFINITION, "--workers=2", "--format=csv", f"--out={out}")
+    assert done.returncode == 0, done.stderr
+    assert (out / "standings.json").read_bytes() == reference
+    assert done.stdout.splitlines()[0].startswith("rank,bot,matches,wins,win_rate")
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_a_killed_run_resumes_to_the_same_standings(reference: bytes, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
+    process = subprocess.Popen(
+        [*command, "--workers=2", "--format=json", f"--out={out}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while _lines(out / "results.jsonl") < 20 and time.monotonic() < deadline:
+            assert process.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.01)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    stored = _lines(out / "results.jsonl")
+    assert 20 <= stored < MATCHES
+    assert not (out / "standings.json").exists()
+    with open(out / "results.jsonl", "ab") as f:
+        f.write(b'{"fixture": 95, "status": "pla')  # a line cut short, as a kill can leave
+    again = tournament("--resume", str(out), "--workers=1", "--format=json")
+    assert again.returncode == 0, again.stderr
+    assert "already played" in again.stderr
+    assert (out / "standings.json").read_bytes() == reference
+    assert again.stdout.encode() == reference
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["fixture"] for r in results) == list(range(MATCHES))
+    for name in ("000000.jsonl", f"{MATCHES - 1:06d}.jsonl"):
+        log = read_log(out / "logs" / name)
+        assert replay(log) == log
+    # A finished tournament resumes to the same standings, playing nothing.
+    once_more = tournament("--resume", str(out), "--format=json")
+    assert once_more.returncode == 0 and once_more.stdout.encode() == reference
+
+
+def test_resume_refuses_a_new_definition_and_out_refuses_a_used_directory(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "run"
+    first = tournament(*bots(a="builtin:greedy", b="builtin:random"), "--deals=1", f"--out={out}")
+    assert first.returncode == 0, first.stderr
+    again = tournament(*bots(a="builtin:greedy", b="builtin:random"), f"--out={out}")
+    assert again.returncode != 0 and "already holds a tournament" in again.stderr
+    changed = tournament("--resume", str(out), "--seats=3")
+    assert changed.returncode != 0 and "drop --seats" in changed.stderr
+    nothing = tournament("--resume", str(tmp_path))
+    assert nothing.returncode != 0 and "holds no tournament" in nothing.stderr

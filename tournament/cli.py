@@ -1,0 +1,312 @@
+"""``leastscore tournament``: play a tournament between bots and print the standings."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import sys
+import time
+import tomllib
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.core import ParameterSource
+
+if TYPE_CHECKING:
+    from server.app import Server
+
+    from .config import TournamentConfig
+    from .remote import Hall
+    from .store import Store
+
+DEFINING = (
+    "bots",
+    "config_file",
+    "seats",
+    "threshold",
+    "rule",
+    "deals",
+    "seed",
+    "gauntlet",
+    "move_time",
+    "startup_time",
+    "max_faults",
+)
+"""Options that define a tournament, so cannot change when one is resumed."""
+
+
+def _rule(text: str) -> tuple[str, Any]:
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise click.BadParameter(f"{text!r}: write NAME=VALUE, for example tie_loses=true")
+    try:
+        parsed = tomllib.loads(f"v = {value.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        parsed = value.strip()
+    return name.strip(), parsed
+
+
+@click.command()
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    metavar="NAME=SPEC",
+    help='An entrant: builtin:LEVEL, python:PATH[:CLASS], cmd:"COMMAND" or remote. Repeat.',
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A TOML file with the whole tournament; flags override it.",
+)
+@click.option("--seats", type=click.IntRange(2, 8), help="Players per match  [default: 4]")
+@click.option("--threshold", type=click.IntRange(1), help="Elimination threshold  [default: 100]")
+@click.option(
+    "--rule", multiple=True, metavar="NAME=VALUE", help="A house rule, e.g. tie_loses=true."
+)
+@click.option("--deals", type=click.IntRange(1), help="Deals per group  [default: 20]")
+@click.option("--seed", type=click.IntRange(0), help="Tournament seed  [default: random]")
+@click.option("--gauntlet", metavar="NAME", help="Play NAME against all the others only.")
+@click.option("--workers", type=click.IntRange(1), help="Worker processes  [default: cores]")
+@click.option(
+    "--move-time",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time for each move  [default: 5]",
+)
+@click.option(
+    "--startup-time",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time for a program to start, or a remote bot to connect  [default: 10]",
+)
+@click.option(
+    "--max-faults", type=click.IntRange(0), help="Faults a bot may make in a match  [default: 5]"
+)
+@click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
+@click.option(
+    "--out", type=click.Path(file_okay=False), help="Store results, match logs and reports here."
+)
+@click.option(
+    "--resume",
+    type=click.Path(exists=True, file_okay=False),
+    metavar="DIR",
+    help="Continue the tournament stored in DIR.",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["table", "json", "csv"]),
+    help="What to print at the end  [default: table]",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--schema", is_flag=True, help="Print the JSON Schema of the JSON standings.")
+@click.pass_context
+def tournament(
+    ctx: click.Context,
+    bots: tuple[str, ...],
+    config_file: str | None,
+    seats: int | None,
+    threshold: int | None,
+    rule: tuple[str, ...],
+    deals: int | None,
+    seed: int | None,
+    gauntlet: str | None,
+    workers: int | None,
+    move_time: float | None,
+    startup_time: float | None,
+    max_faults: int | None,
+    listen: str | None,
+    out: str | None,
+    resume: str | None,
+    output: str | None,
+    quiet: bool,
+    schema: bool,
+) -> None:
+    """Play a round-robin (or gauntlet) tournament between bots and report the standings.
+
+    Every group of SEATS entrants plays every deal in every seat rotation, with
+    the same cards at every table of a deal. See TOURNAMENTS.md.
+    """
+    import msgspec
+
+    if schema:
+        from .report import json_schema
+
+        click.echo(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2))
+        return
+
+    from . import config as configs
+    from .entrants import Entrant, load_bot_class, parse_entrant
+    from .store import Store
+
+    file_settings: dict[str, Any] = {}
+    if resume is not None:
+        given = [
+            param.opts[0]
+            for param in ctx.command.params
+            if param.name in DEFINING
+            and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
+        ]
+        if given or out is not None:
+            wrong = ", ".join([*given, *(["--out"] if out is not None else [])])
+            raise click.UsageError(f"--resume continues a stored tournament: drop {wrong}")
+        try:
+            store, config = Store.resume(resume)
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+        if listen is not None:
+            config = msgspec.structs.replace(config, listen=listen)
+    else:
+        try:
+            entrants: list[Entrant] = []
+            rules: dict[str, Any] = {}
+            if config_file is not None:
+                file_settings, entrants, rules = configs.read_toml(config_file)
+            flagged = [parse_entrant(text) for text in bots]
+            names = [e.name for e in flagged]
+            twice = sorted({name for name in names if names.count(name) > 1})
+            if twice:
+                raise ValueError(f"entrant names must be unique: {', '.join(twice)} given twice")
+            # An entrant given as a flag replaces the config file's of the same name.
+            entrants = [e for e in entrants if e.name not in names] + flagged
+            rules.update(_rule(text) for text in rule)
+            flags = {
+                "seats": seats,
+                "threshold": threshold,
+                "deals": deals,
+                "seed": seed,
+                "gauntlet": gauntlet,
+                "move_time": move_time,
+                "startup_time": startup_time,
+                "max_faults": max_faults,
+                "listen": listen,
+            }
+            settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
+            if settings.get("seed") is None:
+                settings["seed"] = secrets.randbelow(2**31)
+            config = configs.build(settings, entrants, rules)
+            for entrant in config.entrants:
+                if entrant.kind == "python":
+                    load_bot_class(entrant)
+        except ValueError as e:
+            raise click.ClickException(str(e)) from None
+        out = out or file_settings.get("out")
+        store = None
+        if out is not None:
+            try:
+                store = Store.create(out, config)
+            except ValueError as e:
+                raise click.ClickException(str(e)) from None
+    workers = workers or file_settings.get("workers") or os.cpu_count() or 1
+    output = output or file_settings.get("format") or "table"
+    if output not in ("table", "json", "csv"):
+        raise click.ClickException(f"format must be table, json or csv, not {output!r}")
+    code = run_tournament(config, store, workers=workers, output=output, quiet=quiet)
+    ctx.exit(code)
+
+
+def run_tournament(
+    config: TournamentConfig, store: Store | None, *, workers: int, output: str, quiet: bool
+) -> int:
+    """Play what is left, show progress, write the reports; the exit code."""
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from . import report
+    from .play import loop_factory
+    from .results import MatchResult
+    from .runner import Runner
+    from .stats import Tally
+
+    err = Console(stderr=True)
+    schedule = config.schedule()
+    tally = Tally(config.names, len(schedule))
+    if store is not None:
+        tally.add_all(store.results())
+    done = tally.counted
+    todo = [i for i in range(len(schedule)) if not tally.has(i)]
+    if done and store is not None:
+        err.print(f"{done} of {len(schedule)} matches already played in {store.path}")
+
+    progress = Progress(
+        TextColumn("matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err,
+    )
+    task = progress.add_task("matches", total=len(schedule), completed=done)
+
+    class LiveStandings:
+        def __rich__(self) -> Any:
+            return report.rich_table(config, tally, err.width)
+
+    def on_result(result: MatchResult) -> None:
+        tally.add(result)
+        progress.advance(task)
+
+    def on_hall(server: Server, hall: Hall) -> None:
+        host = config.listen.rpartition(":")[0]
+        err.print(f"remote bots: connect to {host}:{server.port} and say hello with a token:")
+        for name, token in hall.tokens().items():
+            err.print(f"  {name}: {token}")
+
+    runner = Runner(config, workers=workers, store=store, on_result=on_result, on_hall=on_hall)
+    show = err.is_terminal and not quiet
+    started = time.perf_counter()
+    interrupted = False
+    try:
+        with asyncio.Runner(loop_factory=loop_factory()) as loop:
+            if show:
+                with Live(Group(LiveStandings(), progress), console=err, refresh_per_second=2):
+                    loop.run(runner.run(todo))
+            else:
+                loop.run(runner.run(todo))
+    except KeyboardInterrupt:
+        interrupted = True
+    except (OSError, RuntimeError, ValueError) as e:
+        raise click.ClickException(f"the tournament stopped: {e}") from None
+    finally:
+        if store is not None:
+            store.close()
+    elapsed = time.perf_counter() - started
+    tally.finish()
+    if store is not None:
+        store.write("standings.json", report.to_json(config, tally))
+        store.write("standings.csv", report.to_csv(tally).encode())
+        store.write("report.html", report.to_html(config, tally).encode())
+    if output == "json":
+        sys.stdout.buffer.write(report.to_json(config, tally))
+        sys.stdout.flush()
+    elif output == "csv":
+        sys.stdout.write(report.to_csv(tally))
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=report.WIDE)
+        console.print(report.rich_table(config, tally, console.width))
+        if len(config.entrants) > 2:
+            console.print(report.crosstable(tally))
+    played = tally.counted - done
+    rate = f", {played / elapsed:.1f} matches/s" if elapsed > 0 and played else ""
+    err.print(f"{played} matches in {elapsed:.1f} s{rate}", highlight=False)
+    if interrupted:
+        where = f"; continue with: leastscore tournament --resume {store.path}" if store else ""
+        err.print(f"stopped after {tally.counted} of {len(schedule)} matches{where}")
+        return 130
+    if store is not None:
+        err.print(f"results, logs and report.html in {store.path}")
+    return 0

@@ -1,0 +1,122 @@
+"""Entrants: a name and where its moves come from.
+
+    builtin:LEVEL          a built-in bot (``greedy``, ``random``, ...), in-process
+    python:PATH[:CLASS]    a ``bots.Bot`` subclass from a Python file, in-process
+    cmd:"COMMAND"          an external program speaking protocol v1 on stdin/stdout
+    remote                 a bot that connects to the runner's server over TCP
+
+In-process bots are created afresh for every match with a seed from the
+schedule, which is what makes a tournament of them repeatable.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from bots import BUILTIN, Bot, loader
+
+Kind = Literal["builtin", "python", "cmd", "remote"]
+KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
+MAX_NAME = 40
+
+
+class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+    spec: str
+    """As written: ``builtin:greedy``, ``python:bots/mine.py:Mine``, ``cmd:"./bot -q"``."""
+    base: str = "."
+    """The directory a ``python:`` path is relative to and a ``cmd:`` program runs in."""
+
+    @property
+    def kind(self) -> Kind:
+        return parse_spec(self.spec)[0]
+
+    @property
+    def target(self) -> str:
+        """The level, the path, or the command (without its quotes)."""
+        return parse_spec(self.spec)[1]
+
+    @property
+    def in_process(self) -> bool:
+        return self.kind in ("builtin", "python")
+
+    def argv(self) -> list[str]:
+        """A ``cmd:`` entrant's command line."""
+        argv = shlex.split(self.target)
+        if not argv:
+            raise ValueError(f"{self.name}: the command is empty")
+        return argv
+
+
+def parse_spec(spec: str) -> tuple[Kind, str]:
+    """``cmd:"./x -q"`` -> ``("cmd", "./x -q")``; a ``ValueError`` says what is wrong."""
+    kind, colon, target = spec.strip().partition(":")
+    if kind == "remote" and not colon:
+        return "remote", ""
+    if kind not in KINDS or not colon:
+        raise ValueError(
+            f"{spec!r} is not an entrant: write builtin:LEVEL, python:PATH[:CLASS], "
+            'cmd:"COMMAND" or remote'
+        )
+    if kind == "remote":
+        raise ValueError("a remote entrant is written just 'remote' (its token is made for it)")
+    target = target.strip()
+    if kind == "cmd" and len(target) >= 2 and target[0] == target[-1] and target[0] in "\"'":
+        target = target[1:-1]
+    if not target:
+        raise ValueError(f"{spec!r}: nothing after '{kind}:'")
+    if kind == "builtin" and target not in BUILTIN:
+        raise ValueError(f"no built-in bot {target!r}; choose from {', '.join(BUILTIN)}")
+    return kind, target
+
+
+def parse_entrant(text: str, base: str = ".") -> Entrant:
+    """``NAME=SPEC`` (the ``--bot`` option)."""
+    name, eq, spec = text.partition("=")
+    if not eq:
+        raise ValueError(f"{text!r}: write NAME=SPEC, for example greedy=builtin:greedy")
+    return make_entrant(name, spec, base)
+
+
+def make_entrant(name: str, spec: str, base: str = ".") -> Entrant:
+    name = name.strip()
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise ValueError(f"{name!r}: an entrant's name is 1 to {MAX_NAME} printable characters")
+    parse_spec(spec)
+    return Entrant(name, spec.strip(), os.path.abspath(base))
+
+
+# -- in-process bots ----------------------------------------------------------------
+
+
+def python_spec(entrant: Entrant) -> str:
+    """The ``FILE[:CLASS]`` of a ``python:`` entrant, its file found from the entrant's base."""
+    path, colon, cls = entrant.target.rpartition(":")
+    if not colon or not cls.isidentifier() or not path:
+        return str(Path(entrant.base, entrant.target))
+    return f"{Path(entrant.base, path)}:{cls}"
+
+
+def load_bot_class(entrant: Entrant) -> type[Bot]:
+    """Import the entrant's file and find its bot class (the one ``Bot`` subclass
+    the file defines, unless the spec names one)."""
+    try:
+        return loader.load_bot_class(python_spec(entrant))
+    except loader.BadBotSpec as e:
+        raise ValueError(f"{entrant.name}: {e}") from e
+
+
+def bot_factory(entrant: Entrant) -> Callable[[int], Bot]:
+    """Makes a fresh bot for one match from a seed."""
+    if entrant.kind == "builtin":
+        return loader.bot_factory(f"builtin:{entrant.target}")
+    if entrant.kind != "python":
+        raise ValueError(f"{entrant.name} is not an in-process bot")
+    load_bot_class(entrant)  # its errors name the entrant
+    return loader.bot_factory(python_spec(entrant))

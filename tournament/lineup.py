@@ -1,0 +1,264 @@
+"""The seats entrants play from, in one process.
+
+- Built-in and Python bots: a fresh bot for every match, seeded from the
+  schedule (bots start each match knowing nothing, and repeat themselves).
+- Programs (``cmd:``): one process per entrant in each runner process, started
+  before its first match (within the start-up time) and kept alive across
+  matches. One that died since it last moved is started again before its next
+  match, and that counts as a crash; one that forfeited a match is started
+  afresh, since it may be stuck.
+- Remote bots: their seat in the server's hall, once they are connected.
+
+A player that cannot be made ready sits as ``Absent``: it forfeits the match
+at its first turn, and the tournament goes on.
+
+In worker processes a Python bot that is still thinking well past its time is
+interrupted (``SIGALRM``): the move counts as a timeout and the match goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from bots import Bot
+from bots.program import ProgramSeat
+from bots.referee import Referee
+from bots.seat import BotSeat, Seat, SeatFailed
+from game import Declare, Event, IllegalMove, Match, Move, View
+
+from .config import TournamentConfig
+from .entrants import Entrant, bot_factory
+from .remote import EntrantSeat, Hall
+from .schedule import Fixture
+
+
+class Absent:
+    """A seat whose player is not there: it forfeits the match at its first turn."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name = name
+        self.why = why
+        self.referee: Referee | None = None
+
+    def send(self, events: Sequence[Event]) -> None:
+        pass
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        pass
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        assert self.referee is not None and view.seat is not None
+        self.referee.resign(view.seat, self.why)  # cancels this very wait
+        await asyncio.get_running_loop().create_future()
+        raise AssertionError("a resigned seat was asked to move")
+
+    def verdict(self, error: IllegalMove | None) -> None:
+        pass
+
+
+OVERRUN_GRACE = 0.25
+"""Seconds past its time limit after which a thinking bot is interrupted."""
+
+
+class Overrun(Exception):
+    """Raised inside a Python bot that is still thinking past its time."""
+
+
+def _overrun(signum: int, frame: object) -> None:
+    raise Overrun("still thinking past the time limit")
+
+
+class GuardedSeat(BotSeat):
+    """An in-process bot whose every failure is a fault, never the runner's end.
+
+    An exception while it watches the match breaks it for the rest of the
+    match (each of its moves is then a crash); ``sys.exit`` is a crash too.
+    With ``interrupt``, a move that runs past its time is cut short by an alarm.
+    """
+
+    broken: str | None = None
+
+    def __init__(self, bot: Bot, name: str, *, interrupt: bool = False) -> None:
+        super().__init__(bot, name)
+        self.interrupt = interrupt and not inspect.iscoroutinefunction(bot.choose)
+
+    def send(self, events: Sequence[Event]) -> None:
+        if self.broken is not None:
+            return
+        try:
+            super().send(events)
+        except Exception as e:
+            self.broken = f"raised {type(e).__name__} while watching: {e}"
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        if self.broken is not None:
+            raise SeatFailed(f"{self.name} {self.broken}")
+        if self.interrupt:
+            signal.setitimer(signal.ITIMER_REAL, time_limit + OVERRUN_GRACE)
+        try:
+            return await super().choose(view, time_limit)
+        except SystemExit as e:
+            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
+        except (SeatFailed, Overrun) as e:
+            if isinstance(e, Overrun) or isinstance(e.__cause__, Overrun):
+                # Too late anyway: the referee sees how long it took, counts a
+                # timeout and plays the automatic move instead of this one.
+                return Declare()
+            raise
+        finally:
+            if self.interrupt:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+@dataclass
+class Seating:
+    """One match's seats, and what went wrong before it began."""
+
+    seats: list[Seat]
+    crashes: list[int]
+    problems: list[str]
+    absent: list[Absent] = field(default_factory=list)
+    remote: list[EntrantSeat] = field(default_factory=list)
+    programs: dict[int, tuple[ProgramSeat, int]] = field(default_factory=dict)
+    """Seat index: (program, how many problems it had before this match)."""
+
+
+class Lineup:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        *,
+        stderr_dir: Path | None = None,
+        hall: Hall | None = None,
+        interrupt: bool = False,
+    ) -> None:
+        """``interrupt``: cut short Python bots that think far too long (this
+        process's main thread must be free to take ``SIGALRM``)."""
+        self.config = config
+        self.hall = hall
+        self.interrupt = interrupt
+        if interrupt:
+            signal.signal(signal.SIGALRM, _overrun)
+        self._stderr_dir = stderr_dir
+        self._entrants = {e.name: e for e in config.entrants}
+        self._factories: dict[str, Callable[[int], Bot] | str] = {}
+        self._programs: dict[str, ProgramSeat] = {}
+        self._stale: set[str] = set()
+        """Programs to start afresh before their next match."""
+        self._files: list[IO[bytes]] = []
+
+    async def seat(self, fixture: Fixture, match: Match) -> Seating:
+        n = len(fixture.seats)
+        seating = Seating(seats=[], crashes=[0] * n, problems=[])
+        for index, name in enumerate(fixture.seats):
+            entrant = self._entrants[name]
+            seat: Seat
+            if entrant.in_process:
+                seat = self._bot_seat(entrant, fixture.bot_seeds[index], seating, index)
+            elif entrant.kind == "cmd":
+                seat = await self._program_seat(entrant, seating, index)
+            else:
+                seat = await self._remote_seat(entrant, match, seating, index)
+            seating.seats.append(seat)
+        return seating
+
+    def finish(self, seating: Seating, match: Match) -> list[str]:
+        """After the match: its programs' problems; programs that forfeited start afresh."""
+        problems = list(seating.problems)
+        for index, (program, before) in seating.programs.items():
+            problems.extend(f"{program.name}: {p}" for p in program.problems[before:])
+            if index in match.resigned:
+                self._stale.add(program.name)
+        if self.hall is not None:
+            self.hall.done(seating.remote)
+        return problems
+
+    async def close(self) -> None:
+        for program in self._programs.values():
+            await program.close()
+        for f in self._files:
+            f.close()
+        self._files.clear()
+
+    # -- each kind ----------------------------------------------------------------------
+
+    def _bot_seat(self, entrant: Entrant, seed: int, seating: Seating, index: int) -> Seat:
+        factory = self._factories.get(entrant.name)
+        if factory is None:
+            try:
+                factory = bot_factory(entrant)
+            except ValueError as e:
+                factory = str(e)
+            self._factories[entrant.name] = factory
+        why = factory if isinstance(factory, str) else None
+        if not isinstance(factory, str):
+            try:
+                interrupt = self.interrupt and entrant.kind == "python"
+                return GuardedSeat(factory(seed), entrant.name, interrupt=interrupt)
+            except Exception as e:
+                why = f"{entrant.name}: could not be created: {type(e).__name__}: {e}"
+        return self._absent(entrant.name, str(why), seating, index)
+
+    async def _program_seat(self, entrant: Entrant, seating: Seating, index: int) -> Seat:
+        name = entrant.name
+        program = self._programs.get(name)
+        if program is None:
+            program = self._programs[name] = ProgramSeat(
+                entrant.argv(),
+                name,
+                startup_time=self.config.startup_time,
+                stderr=self._stderr(name),
+                cwd=entrant.base,
+            )
+        if name in self._stale:
+            self._stale.discard(name)
+            await program.close()
+        why = program.failure
+        try:
+            if await program.ready():
+                seating.crashes[index] += 1  # it died after its last move
+                seating.problems.append(f"{name}: {why or 'stopped'}; started again")
+        except SeatFailed:
+            return self._absent(name, f"could not start: {program.failure}", seating, index)
+        seating.programs[index] = (program, len(program.problems))
+        return program
+
+    async def _remote_seat(
+        self, entrant: Entrant, match: Match, seating: Seating, index: int
+    ) -> Seat:
+        if self.hall is None:
+            raise RuntimeError("remote entrants play only in the runner's own process")
+        name = entrant.name
+        if not await self.hall.arrival(name, self.config.startup_time):
+            seating.crashes[index] += 1
+            why = f"not connected within {self.config.startup_time:g} s"
+            return self._absent(name, why, seating, index)
+        seat = self.hall.seat(name, match, index)
+        seating.remote.append(seat)
+        return seat
+
+    def _absent(self, name: str, why: str, seating: Seating, index: int) -> Absent:
+        seat = Absent(name, why)
+        seating.absent.append(seat)
+        if not why.startswith(name):
+            why = f"{name}: {why}"
+        seating.problems.append(why)
+        if not seating.crashes[index]:
+            seating.crashes[index] += 1
+        return seat
+
+    def _stderr(self, name: str) -> IO[bytes] | int:
+        if self._stderr_dir is None:
+            return asyncio.subprocess.DEVNULL
+        self._stderr_dir.mkdir(parents=True, exist_ok=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+        f = open(self._stderr_dir / f"{safe}.stderr", "ab")  # noqa: SIM115 - closed in close()
+        self._files.append(f)
+        return f

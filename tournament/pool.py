@@ -1,0 +1,231 @@
+"""Worker processes: each plays one fixture at a time, with its own event loop.
+
+Workers are started with ``spawn`` (no state inherited from the runner) and
+build everything from the tournament's definition, so fixture ``i`` plays the
+same in any worker. Each keeps its own copy of every external program alive
+across its matches, and writes each match's log itself; it sends back only
+the result line. The runner sends a worker its next fixture as soon as it
+reports one, keeping two in hand so it never waits.
+
+A worker that dies (a Python bot that brought its process down) costs the
+match it was playing, which is recorded as aborted; the fixtures it held are
+dealt out again and a new worker takes its place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from . import config as configs
+from .lineup import Lineup
+from .play import loop_factory, play_safely
+from .results import MatchResult, aborted, decode_result, encode_result
+from .store import Store
+
+IN_HAND = 2
+"""Fixtures a worker holds at once: the one it plays and the next."""
+STOP_GRACE = 5.0
+"""Seconds a stopping worker has to close its programs before it is killed."""
+READY = b""
+
+OnResult = Callable[[bytes, MatchResult], None]
+
+
+def _worker(conn: Connection, definition: bytes, out: str | None) -> None:
+    """A worker's whole life: play the fixtures it is sent until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # Programs this worker starts must not hold its pipe open: the runner learns
+    # that a worker died when the pipe closes.
+    os.set_inheritable(conn.fileno(), False)
+    config = configs.load(definition)
+    schedule = config.schedule()
+    store = Store(out) if out is not None else None
+    stderr_dir = Path(out, "programs") if out is not None else None
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        lineup = Lineup(config, stderr_dir=stderr_dir, interrupt=True)
+        try:
+            conn.send_bytes(READY)
+            while True:
+                try:
+                    index = conn.recv()
+                except (EOFError, OSError):
+                    break  # the runner is gone
+                if index is None:
+                    break
+                result = runner.run(play_safely(schedule[index], config, lineup, store))
+                try:
+                    conn.send_bytes(encode_result(result))
+                except OSError:
+                    break
+        finally:
+            runner.run(lineup.close())
+
+
+@dataclass
+class _Worker:
+    number: int
+    process: BaseProcess
+    conn: Connection
+    held: deque[int] = field(default_factory=deque)
+    ready: bool = False
+
+
+class Workers:
+    def __init__(
+        self,
+        count: int,
+        definition: bytes,
+        out: str | None,
+        on_result: OnResult,
+    ) -> None:
+        self.count = count
+        self._definition = definition
+        self._out = out
+        self._on_result = on_result
+        self._context = multiprocessing.get_context("spawn")
+        self._workers: list[_Worker] = []
+        """The workers alive now."""
+        self._started: list[_Worker] = []
+        self._threads: list[threading.Thread] = []
+        self._todo: deque[int] = deque()
+        self._left = 0
+        self._stopping = False
+        self.ready_at: float | None = None
+        """Loop time when every worker first said it was ready (for benchmarks)."""
+
+    async def run(self, fixtures: Sequence[int]) -> None:
+        """Play ``fixtures``; returns when each has a result."""
+        if not fixtures:
+            return
+        self._loop = asyncio.get_running_loop()
+        self._done: asyncio.Future[None] = self._loop.create_future()
+        self._todo = deque(fixtures)
+        self._left = len(fixtures)
+        try:
+            for number in range(min(self.count, len(fixtures))):
+                self._spawn(number)
+            await self._done
+        finally:
+            await self._stop()
+
+    # -- the runner's side ------------------------------------------------------------------
+
+    def _spawn(self, number: int) -> None:
+        ours, theirs = self._context.Pipe()
+        process = self._context.Process(
+            target=_worker,
+            args=(theirs, self._definition, self._out),
+            name=f"leastscore-worker-{number}",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        worker = _Worker(number, process, ours)
+        self._workers.append(worker)
+        self._started.append(worker)
+        thread = threading.Thread(target=self._listen, args=(worker,), daemon=True)
+        thread.start()
+        self._threads.append(thread)
+        self._deal(worker)
+
+    def _listen(self, worker: _Worker) -> None:
+        """In a thread: hand everything a worker says to the loop, then its end."""
+        loop = self._loop
+        try:
+            while True:
+                try:
+                    data = worker.conn.recv_bytes()
+                except (EOFError, OSError):
+                    break
+                loop.call_soon_threadsafe(self._heard, worker, data)
+            worker.process.join(STOP_GRACE)
+            loop.call_soon_threadsafe(self._ended, worker)
+        except RuntimeError:
+            pass  # the loop is closed: the run is over
+
+    def _heard(self, worker: _Worker, data: bytes) -> None:
+        if data == READY:
+            worker.ready = True
+            if self.ready_at is None and all(w.ready for w in self._workers):
+                self.ready_at = self._loop.time()
+            return
+        if self._stopping:
+            return  # a stopped run (Ctrl-C) records nothing more: a resumed run plays it
+        result = decode_result(data)
+        if result.fixture in worker.held:
+            worker.held.remove(result.fixture)
+        self._finished(data, result)
+        self._deal(worker)
+
+    def _deal(self, worker: _Worker) -> None:
+        while len(worker.held) < IN_HAND and self._todo and not self._stopping:
+            index = self._todo.popleft()
+            worker.held.append(index)
+            try:
+                worker.conn.send(index)
+            except OSError:
+                return  # it died: _ended deals its fixtures out again
+
+    def _ended(self, worker: _Worker) -> None:
+        if worker in self._workers:
+            self._workers.remove(worker)
+        if self._stopping or self._done.done():
+            return
+        code = worker.process.exitcode
+        if not worker.ready:
+            self._done.set_exception(
+                RuntimeError(f"a worker process could not start (exit code {code})")
+            )
+            return
+        if worker.held:
+            lost = worker.held.popleft()
+            result = aborted(lost, f"its worker process died (exit code {code})")
+            self._todo.extendleft(reversed(worker.held))
+            self._finished(encode_result(result), result)
+        if self._todo and not self._done.done():
+            self._spawn(worker.number)
+
+    def _finished(self, line: bytes, result: MatchResult) -> None:
+        self._left -= 1
+        try:
+            self._on_result(line, result)
+        except BaseException as e:
+            if not self._done.done():
+                self._done.set_exception(e)
+            return
+        if self._left <= 0 and not self._done.done():
+            self._done.set_result(None)
+
+    async def _stop(self) -> None:
+        self._stopping = True
+        for worker in self._workers:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        await self._loop.run_in_executor(None, self._reap)
+
+    def _reap(self) -> None:
+        for worker in self._started:
+            worker.process.join(STOP_GRACE)
+            if worker.process.is_alive():
+                worker.process.terminate()
+                worker.process.join(STOP_GRACE)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join()
+        for thread in self._threads:
+            thread.join(STOP_GRACE)
+        for worker in self._started:
+            worker.conn.close()

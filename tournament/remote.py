@@ -1,0 +1,186 @@
+"""Remote entrants: bots that connect to the runner's server over TCP.
+
+The runner starts a ``server.app.Server`` and registers one player per remote
+entrant; the player's resume token is the entrant's token. A bot connects,
+says ``hello`` with that token (``"token": "..."``) and is seated in the
+``Hall``: a table that belongs to the tournament, where it stays between
+matches. The server routes its moves to the hall, the hall to the match it is
+playing. Unauthenticated clients may connect but can create no tables.
+
+Faults are the tournament's: a bot that is not connected when its move is due
+counts a crash and gets the automatic move; a bot that has not connected when
+its match starts (within the start-up time) forfeits that match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+
+from bots.seat import SeatFailed
+from game import Match, Move, Rules, View
+from protocol import errors
+from protocol.convert import match_state, turn_for
+from protocol.errors import ProtocolError
+from protocol.messages import SeatInfo, State, TableInfo
+from server.app import Server
+from server.config import ServerConfig
+from server.players import Player
+from server.table import RemoteSeat, Table
+
+from .config import listen_address
+
+
+class EntrantSeat(RemoteSeat):
+    """A remote entrant's seat in one match: a server seat that fails at once when its
+    bot is not connected (a tournament waits for nobody)."""
+
+    def __init__(self, hall: Hall, player: Player, index: int) -> None:
+        super().__init__(hall, index, player)
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        mine = view()
+        if mover == self.index:
+            self.slot.open((mine.round, mine.turn))
+        else:
+            self.slot.close()
+        if self.listening:
+            self.player.send(turn_for(mine, int(time_limit * 1000), mover))
+
+    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
+        if not self.listening:
+            failed: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
+            failed.set_exception(SeatFailed(f"{self.name}: not connected"))
+            return failed
+        return super().choose(view, time_limit)
+
+    def lost(self) -> None:
+        self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
+
+
+class Hall(Table):
+    """The table every remote entrant sits at for the whole tournament."""
+
+    def __init__(self, server: Server, rules: Rules) -> None:
+        super().__init__(server, "tournament", 0, rules, None, Player("tournament", True))
+        self.id = "tournament"
+        self.entrants: dict[str, Player] = {}
+        self.playing_now: dict[Player, tuple[Match, EntrantSeat]] = {}
+        self._changed = asyncio.Event()
+
+    def admit(self, name: str) -> Player:
+        """Register a remote entrant; its player's token is what the bot says hello with."""
+        player = self.server.lobby.players.new(name, True)
+        player.table = self
+        self.entrants[name] = player
+        return player
+
+    def tokens(self) -> dict[str, str]:
+        return {name: player.token for name, player in self.entrants.items()}
+
+    async def arrival(self, name: str, timeout: float) -> bool:
+        """Wait until the entrant is connected; False if it is not within ``timeout``."""
+        player = self.entrants[name]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not player.connected:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                return player.connected
+        return True
+
+    # -- a match ------------------------------------------------------------------------
+
+    def seat(self, name: str, match: Match, index: int) -> EntrantSeat:
+        player = self.entrants[name]
+        seat = EntrantSeat(self, player, index)
+        self.playing_now[player] = (match, seat)
+        if player.connected:
+            player.send(self._state(player, None))
+        return seat
+
+    def done(self, seats: Sequence[EntrantSeat]) -> None:
+        for seat in seats:
+            self.playing_now.pop(seat.player, None)
+
+    def _info(self, match: Match | None) -> TableInfo:
+        names: Sequence[str] = match.names if match is not None else ()
+        return TableInfo(
+            id=self.id,
+            name=self.name,
+            seats=len(names),
+            players=[SeatInfo(i, name, "bot") for i, name in enumerate(names)],
+            spectators=0,
+            playing=match is not None and not match.over,
+            locked=True,
+            rules=self.rules.changes(),
+        )
+
+    def _state(self, player: Player, msg_id: int | None) -> State:
+        now = self.playing_now.get(player)
+        if now is None:
+            return State(table=self._info(None), id=msg_id)
+        match, seat = now
+        if not match.started:
+            return State(table=self._info(match), you=seat.index, id=msg_id)
+        view = match.view(seat.index)
+        standings = list(match.standings) if match.over else None
+        return State(
+            table=self._info(match),
+            you=seat.index,
+            match=match_state(view, 0, standings),
+            id=msg_id,
+        )
+
+    # -- what the server's lobby calls ------------------------------------------------------
+
+    def state_for(self, player: Player, msg_id: int | None = None) -> State:
+        return self._state(player, msg_id)
+
+    def move(
+        self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
+    ) -> None:
+        now = self.playing_now.get(player)
+        if now is None:
+            raise ProtocolError(errors.NO_MATCH, "you are not playing a match now", msg_id)
+        now[1].receive(move, msg_id, stamp)
+
+    def player_gone(self, player: Player) -> None:
+        now = self.playing_now.get(player)
+        if now is not None:
+            now[1].lost()
+        self._changed.set()
+
+    def player_back(self, player: Player) -> None:
+        self._changed.set()
+        player.send(self._state(player, None))
+
+    def leave(self, player: Player) -> None:
+        raise ProtocolError(
+            errors.NOT_ALLOWED, "a tournament entrant stays seated: disconnect to withdraw"
+        )
+
+    def start(self) -> None:
+        raise ProtocolError(errors.NOT_ALLOWED, "the tournament starts its matches itself")
+
+    def add_bot(self, level: str) -> int:
+        raise ProtocolError(errors.NOT_ALLOWED, "the tournament seats its own entrants")
+
+    def close(self) -> None:
+        pass
+
+
+async def open_hall(listen: str, rules: Rules, names: Sequence[str]) -> tuple[Server, Hall]:
+    """Start the server for remote entrants and register them."""
+    host, port = listen_address(listen)
+    server = Server(ServerConfig(host=host, port=port, db=None, max_tables=0))
+    await server.start()
+    hall = Hall(server, rules)
+    for name in names:
+        hall.admit(name)
+    return server, hall

@@ -1,0 +1,386 @@
+"""Standings as people and programs read them: a rich table, JSON, CSV and HTML.
+
+The JSON holds nothing that depends on the clock or on how the tournament
+was run, so two runs of the same tournament give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from typing import Any, Literal
+
+import msgspec
+from rich import box
+from rich.table import Table
+
+from .config import TournamentConfig
+from .stats import Standing, Tally
+
+SCHEMA = "leastscore.standings/1"
+COLOURS = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#ff7f0e",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#7f7f7f",
+    "#bcbd22",
+)
+
+
+class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    kind: Literal["round_robin", "gauntlet"]
+    gauntlet: str | None
+    seats: int
+    deals: int
+    rotations: int
+    threshold: int
+    house_rules: dict[str, Any]
+    move_time: float
+    startup_time: float
+    max_faults: int
+
+
+class EntrantInfo(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    bot: str
+    spec: str
+
+
+class Meeting(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Two entrants' matches together: how often the row entrant finished ahead."""
+
+    matches: int
+    ahead: int
+    level: int
+    behind: int
+    score: float
+    """(ahead + level / 2) / matches."""
+
+
+class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What ``--format json`` prints and ``standings.json`` holds (TOURNAMENTS.md)."""
+
+    schema: str
+    seed: int
+    format: Format
+    entrants: list[EntrantInfo]
+    matches_scheduled: int
+    matches_played: int
+    matches_aborted: int
+    complete: bool
+    standings: list[Standing]
+    crosstable: dict[str, dict[str, Meeting]]
+
+
+def document(config: TournamentConfig, tally: Tally) -> StandingsDocument:
+    return StandingsDocument(
+        schema=SCHEMA,
+        seed=config.seed,
+        format=msgspec.convert(config.describe(), Format),
+        entrants=[EntrantInfo(e.name, e.spec) for e in config.entrants],
+        matches_scheduled=tally.scheduled,
+        matches_played=tally.played,
+        matches_aborted=tally.aborted,
+        complete=tally.complete,
+        standings=tally.standings(),
+        crosstable={
+            a: {
+                b: Meeting(h.matches, h.ahead, h.level, h.behind, round(h.score, 4))
+                for b, h in row.items()
+            }
+            for a, row in tally.crosstable().items()
+        },
+    )
+
+
+def to_json(config: TournamentConfig, tally: Tally) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(document(config, tally)), indent=2) + b"\n"
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of ``standings.json``."""
+    return msgspec.json.schema(StandingsDocument)
+
+
+CSV_COLUMNS = (
+    "rank",
+    "bot",
+    "matches",
+    "wins",
+    "win_rate",
+    "win_rate_low",
+    "win_rate_high",
+    "mean_place",
+    "mean_round_score",
+    "declarations",
+    "declaration_rate",
+    "mu",
+    "sigma",
+    "ordinal",
+    "timeouts",
+    "illegal",
+    "crashes",
+    "forfeits",
+)
+
+
+def to_csv(tally: Tally) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for s in tally.standings():
+        writer.writerow(
+            [
+                s.rank,
+                s.bot,
+                s.matches,
+                s.wins,
+                s.win_rate,
+                *s.win_rate_ci,
+                _blank(s.mean_place),
+                _blank(s.mean_round_score),
+                s.declarations,
+                _blank(s.declaration_rate),
+                s.rating.mu,
+                s.rating.sigma,
+                s.rating.ordinal,
+                s.timeouts,
+                s.illegal,
+                s.crashes,
+                s.forfeits,
+            ]
+        )
+    return out.getvalue()
+
+
+def _blank(value: float | None) -> str | float:
+    return "" if value is None else value
+
+
+# -- the terminal --------------------------------------------------------------------------
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _fixed(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _faults(s: Standing) -> str:
+    counts = (s.timeouts, s.illegal, s.crashes, s.forfeits)
+    return "-" if not any(counts) else "/".join(map(str, counts))
+
+
+WIDE = 110
+"""Terminal columns from which the table shows every column."""
+
+
+def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Table:
+    """The standings; a terminal narrower than ``WIDE`` gets the main columns only."""
+    kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
+    wide = width >= WIDE
+    table = Table(
+        title=f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
+        f"seed {config.seed}",
+        caption="win rate with its 95% interval; faults: timeouts/illegal/crashes/forfeits",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    headers = ["#", "bot", "matches", "wins", "win rate"]
+    if wide:
+        headers += ["place", "pts/round", "declared"]
+    headers += ["rating μ±σ", "ordinal", "faults"]
+    for header in headers:
+        table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
+    for s in tally.standings():
+        low, high = s.win_rate_ci
+        cells = [
+            str(s.rank),
+            s.bot,
+            str(s.matches),
+            f"{s.wins:g}",
+            f"{_percent(s.win_rate)} {100 * low:.0f}-{100 * high:.0f}",
+        ]
+        if wide:
+            cells += [
+                _fixed(s.mean_place),
+                _fixed(s.mean_round_score, 1),
+                _percent(s.declaration_rate),
+            ]
+        cells += [f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}", f"{s.rating.ordinal:.1f}", _faults(s)]
+        table.add_row(*cells)
+    return table
+
+
+def crosstable(tally: Tally) -> Table:
+    """Each row entrant's share of finishes ahead of each column entrant (level counts half)."""
+    names = [s.bot for s in tally.standings()]
+    table = Table(title="head to head: row finished ahead of column", box=box.SIMPLE_HEAD)
+    table.add_column("")
+    for name in names:
+        table.add_column(name, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            h = tally.head_to_head(a, b)
+            cells.append("" if a == b else "-" if not h.matches else f"{100 * h.score:.0f}%")
+        table.add_row(a, *cells)
+    return table
+
+
+# -- the HTML report -----------------------------------------------------------------------
+
+
+def to_html(config: TournamentConfig, tally: Tally) -> str:
+    esc = html.escape
+    standings = tally.standings()
+    names = [s.bot for s in standings]
+    rows = []
+    for s in standings:
+        low, high = s.win_rate_ci
+        rows.append(
+            "<tr>"
+            + "".join(
+                f"<td>{esc(str(cell))}</td>"
+                for cell in (
+                    s.rank,
+                    s.bot,
+                    s.matches,
+                    f"{s.wins:g}",
+                    f"{_percent(s.win_rate)} [{100 * low:.1f}–{100 * high:.1f}]",
+                    _fixed(s.mean_place),
+                    _fixed(s.mean_round_score, 1),
+                    _percent(s.declaration_rate),
+                    f"{s.rating.mu:.2f} ± {s.rating.sigma:.2f}",
+                    f"{s.rating.ordinal:.2f}",
+                    s.timeouts,
+                    s.illegal,
+                    s.crashes,
+                    s.forfeits,
+                )
+            )
+            + "</tr>"
+        )
+    cross = ["<tr><th></th>" + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"]
+    for a in names:
+        cells = []
+        for b in names:
+            h = tally.head_to_head(a, b)
+            if a == b or not h.matches:
+                cells.append("<td></td>")
+            else:
+                title = f"{h.ahead} ahead, {h.level} level, {h.behind} behind in {h.matches}"
+                cells.append(f'<td title="{esc(title)}">{100 * h.score:.0f}%</td>')
+        cross.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
+    problems = "".join(
+        f"<li><b>{esc(bot or 'runner')}</b><ul>"
+        + "".join(f"<li>{esc(p)}</li>" for p in texts)
+        + "</ul></li>"
+        for bot, texts in sorted(tally.problems.items())
+    )
+    fmt = config.describe()
+    house = ", ".join(f"{k}={v}" for k, v in fmt["house_rules"].items()) or "none"
+    kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
+    headers = (
+        "#",
+        "bot",
+        "matches",
+        "wins",
+        "win rate [95% CI]",
+        "mean place",
+        "mean round score",
+        "declarations held",
+        "rating μ ± σ",
+        "ordinal",
+        "timeouts",
+        "illegal",
+        "crashes",
+        "forfeits",
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Least Score tournament, seed {config.seed}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+td, th {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
+td:nth-child(2), th:first-child {{ text-align: left; }}
+caption {{ text-align: left; font-weight: bold; }}
+</style></head><body>
+<h1>Least Score tournament</h1>
+<p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
+threshold {config.rules.threshold}; house rules: {esc(house)};
+{config.move_time:g} s a move; more than {config.max_faults} faults forfeit a match.
+Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
+{tally.aborted} aborted.</p>
+<table><caption>Standings (by rating ordinal, μ − 3σ)</caption>
+<tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
+{"".join(rows)}
+</table>
+<h2>Ratings over the tournament</h2>
+{rating_chart(tally)}
+<table><caption>Head to head: how often the row finished ahead of the column
+(level counts half)</caption>
+{"".join(cross)}
+</table>
+{f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""}
+</body></html>
+"""
+
+
+def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
+    """An inline SVG chart: each entrant's μ (line) and μ ± σ (band) against matches."""
+    history = tally.history
+    if len(history) < 2:
+        return "<p>Not enough matches for a chart yet.</p>"
+    left, right, top, bottom = 50, 150, 15, 35
+    xs = [x for x, _ in history]
+    lows = [r.mu - r.sigma for _, ratings in history for r in ratings]
+    highs = [r.mu + r.sigma for _, ratings in history for r in ratings]
+    y_low, y_high = min(lows), max(highs)
+    span = (y_high - y_low) or 1.0
+    x_max = max(xs) or 1
+
+    def px(x: float) -> float:
+        return left + (width - left - right) * x / x_max
+
+    def py(y: float) -> float:
+        return top + (height - top - bottom) * (1 - (y - y_low) / span)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="ratings over the tournament">',
+        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" '
+        f'y2="{height - bottom}" stroke="#999"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#999"/>',
+        f'<text x="{(width - right + left) / 2}" y="{height - 5}" text-anchor="middle" '
+        f'font-size="12">matches (schedule order)</text>',
+    ]
+    for i in range(5):
+        value = y_low + span * i / 4
+        parts.append(
+            f'<text x="{left - 5}" y="{py(value) + 4:.1f}" text-anchor="end" '
+            f'font-size="11">{value:.0f}</text>'
+        )
+    for k, name in enumerate(tally.names):
+        colour = COLOURS[k % len(COLOURS)]
+        line = " ".join(f"{px(x):.1f},{py(r[k].mu):.1f}" for x, r in history)
+        upper = [f"{px(x):.1f},{py(r[k].mu + r[k].sigma):.1f}" for x, r in history]
+        lower = [f"{px(x):.1f},{py(r[k].mu - r[k].sigma):.1f}" for x, r in history]
+        band = " ".join(upper + lower[::-1])
+        last = history[-1][1][k]
+        parts.append(f'<polygon points="{band}" fill="{colour}" opacity="0.12"/>')
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts.append(
+            f'<text x="{width - right + 8}" y="{top + 16 * (k + 1)}" font-size="12" '
+            f'fill="{colour}">{html.escape(name)} {last.mu:.1f}</text>'
+        )
+    parts.append("</svg>")
+    return "\n".join(parts)

@@ -1,0 +1,124 @@
+"""What one finished match leaves behind: all the standings need, and nothing more.
+
+A result is summarized from the match's full event log and the referee's
+fault counts, and stored as one JSON line. Standings are computed from
+results alone, so a stored tournament can be re-reported and resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from bots.referee import Faults
+from game import Declared, Match, Played
+
+Status = Literal["played", "aborted"]
+
+
+class SeatResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    bot: str
+    place: int
+    """1 for the winner; equals share a place."""
+    score: int
+    """Match score at the end."""
+    rounds: int
+    """Rounds it was dealt in that were settled by a declaration."""
+    points: int
+    """The sum of its round scores in those rounds."""
+    declared: int
+    held: int
+    """Declarations that were lowest (scored 0)."""
+    timeouts: int = 0
+    illegal: int = 0
+    crashes: int = 0
+    forfeit: bool = False
+
+
+class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    fixture: int
+    status: Status
+    seats: tuple[SeatResult, ...]
+    """By seat; empty for an aborted match."""
+    end: str
+    """Why the match ended (``winner``, ``first_out``, ``max_rounds``) or was aborted."""
+    rounds: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    """Wall-clock time: reported, never counted in the standings."""
+    problems: tuple[str, ...] = ()
+    """What went wrong with external programs, in plain words."""
+
+
+def summarize(
+    fixture: int,
+    match: Match,
+    faults: Sequence[Faults],
+    *,
+    seconds: float = 0.0,
+    problems: Sequence[str] = (),
+) -> MatchResult:
+    n = match.seat_count
+    rounds = [0] * n
+    points = [0] * n
+    declared = [0] * n
+    held = [0] * n
+    moves = 0
+    for event in match.log:
+        if type(event) is Played:
+            moves += 1
+        elif type(event) is Declared:
+            declared[event.seat] += 1
+            held[event.seat] += event.holds
+            for seat, score in enumerate(event.round_scores):
+                if score is not None:
+                    rounds[seat] += 1
+                    points[seat] += score
+    places = {s.seat: s.place for s in match.standings}
+    forfeits = set(match.resigned)
+    seats = tuple(
+        SeatResult(
+            bot=match.names[i],
+            place=places[i],
+            score=match.scores[i],
+            rounds=rounds[i],
+            points=points[i],
+            declared=declared[i],
+            held=held[i],
+            timeouts=faults[i].timeouts,
+            illegal=faults[i].illegal,
+            crashes=faults[i].crashes,
+            forfeit=i in forfeits,
+        )
+        for i in range(n)
+    )
+    return MatchResult(
+        fixture=fixture,
+        status="played",
+        seats=seats,
+        end=match.end_reason or "",
+        rounds=match.round,
+        moves=moves,
+        seconds=round(seconds, 4),
+        problems=tuple(problems),
+    )
+
+
+def aborted(fixture: int, why: str, seconds: float = 0.0) -> MatchResult:
+    """A match that could not be played to its end (its process died, or the runner failed)."""
+    return MatchResult(fixture=fixture, status="aborted", seats=(), end=why, seconds=seconds)
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(MatchResult)
+
+
+def encode_result(result: MatchResult) -> bytes:
+    """One JSON line, newline included."""
+    return _encoder.encode(result) + b"\n"
+
+
+def decode_result(line: bytes) -> MatchResult:
+    return _decoder.decode(line)

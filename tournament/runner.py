@@ -1,0 +1,94 @@
+"""Plays a tournament's fixtures: in worker processes, or in the runner's own loop.
+
+Fixtures with a remote entrant are played here, where the server for remote
+bots runs, one at a time (a remote bot is one connection). All the others go
+to the worker processes, even with one worker: there a bot that brings its
+process down or never returns costs one match, not the tournament. Each
+result is stored the moment it arrives, then handed on (to the tally, the
+progress display); the order results arrive in never matters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from server.app import Server
+
+from . import config as configs
+from .config import TournamentConfig
+from .lineup import Lineup
+from .play import play_safely
+from .pool import Workers
+from .remote import Hall, open_hall
+from .results import MatchResult, encode_result
+from .store import Store
+
+
+class Runner:
+    def __init__(
+        self,
+        config: TournamentConfig,
+        *,
+        workers: int = 1,
+        store: Store | None = None,
+        on_result: Callable[[MatchResult], None] | None = None,
+        on_hall: Callable[[Server, Hall], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.workers = max(1, workers)
+        self.store = store
+        self._on_result = on_result
+        self._on_hall = on_hall
+        self.pool: Workers | None = None
+        self.hall: Hall | None = None
+
+    def split(self, todo: Sequence[int]) -> tuple[list[int], list[int]]:
+        """(fixtures played here, fixtures for worker processes)."""
+        remote = self.config.remote
+        schedule = self.config.schedule()
+        here = [i for i in todo if remote.intersection(schedule[i].seats)]
+        chosen = set(here)
+        return here, [i for i in todo if i not in chosen]
+
+    async def run(self, todo: Sequence[int]) -> None:
+        """Play the fixtures ``todo``."""
+        here, there = self.split(todo)
+        server: Server | None = None
+        config = self.config
+        if config.remote:
+            server, self.hall = await open_hall(config.listen, config.rules, sorted(config.remote))
+            if self._on_hall is not None:
+                self._on_hall(server, self.hall)
+        out = str(self.store.path) if self.store is not None else None
+        stderr_dir = Path(out, "programs") if out is not None else None
+        lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall)
+        self.pool = Workers(self.workers, configs.dump(config), out, self._record)
+        lanes = [
+            asyncio.ensure_future(self._play_here(here, lineup)),
+            asyncio.ensure_future(self.pool.run(there)),
+        ]
+        try:
+            await asyncio.gather(*lanes)
+        finally:
+            for lane in lanes:
+                lane.cancel()
+            await asyncio.gather(*lanes, return_exceptions=True)
+            await lineup.close()
+            if server is not None:
+                with contextlib.suppress(Exception):
+                    await server.shutdown("the tournament is over")
+
+    async def _play_here(self, fixtures: Sequence[int], lineup: Lineup) -> None:
+        schedule = self.config.schedule()
+        for index in fixtures:
+            result = await play_safely(schedule[index], self.config, lineup, self.store)
+            self._record(encode_result(result), result)
+
+    def _record(self, line: bytes, result: MatchResult) -> None:
+        if self.store is not None:
+            self.store.append(line)
+        if self._on_result is not None:
+            self._on_result(result)

@@ -1,0 +1,249 @@
+"""Standings from results: counts, rates with intervals, ratings, head-to-head.
+
+Results may arrive in any order (several workers, a resumed run). Counts are
+kept exactly (whole numbers and fractions), so their order does not matter;
+ratings depend on order, so each result waits until every earlier fixture has
+been counted and the ratings are updated in schedule order. The standings of a
+finished tournament are therefore the same however it was run.
+
+A win is first place. When k players share first place (possible when a match
+ends on points, with ``first_out_ends`` or at ``max_rounds``) each gets 1/k of
+a win, so a match always gives out exactly one win.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import msgspec
+from openskill.models import PlackettLuce
+
+from .results import MatchResult
+
+Z95 = 1.959963984540054
+HISTORY_POINTS = 200
+"""Rating snapshots kept for the chart of ratings over the tournament."""
+
+
+def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion: sound at 0 and 1 and for small n."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = wins / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    low = 0.0 if wins <= 0 else max(0.0, centre - half)
+    high = 1.0 if wins >= n else min(1.0, centre + half)
+    return low, high
+
+
+class Rating(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    mu: float
+    sigma: float
+    ordinal: float
+    """mu - 3 sigma: a conservative estimate, what the table is sorted by."""
+
+
+class Standing(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    rank: int
+    bot: str
+    matches: int
+    wins: float
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    mean_place: float | None
+    mean_round_score: float | None
+    declarations: int
+    declaration_rate: float | None
+    """Declarations that held (the declarer was lowest), of those made."""
+    rating: Rating
+    timeouts: int
+    illegal: int
+    crashes: int
+    forfeits: int
+
+
+class HeadToHead(msgspec.Struct, frozen=True):
+    """Matches two entrants played together, and who finished ahead."""
+
+    matches: int
+    ahead: int
+    level: int
+    behind: int
+
+    @property
+    def score(self) -> float:
+        return (self.ahead + self.level / 2) / self.matches if self.matches else 0.0
+
+
+@dataclass
+class _Record:
+    matches: int = 0
+    wins: Fraction = field(default_factory=Fraction)
+    places: int = 0
+    rounds: int = 0
+    points: int = 0
+    declared: int = 0
+    held: int = 0
+    timeouts: int = 0
+    illegal: int = 0
+    crashes: int = 0
+    forfeits: int = 0
+
+
+class Tally:
+    """Standings so far; ``add`` every result once, in any order."""
+
+    def __init__(self, names: Sequence[str], scheduled: int) -> None:
+        self.names = tuple(names)
+        self.scheduled = scheduled
+        self.played = 0
+        self.aborted = 0
+        self.problems: dict[str, list[str]] = {}
+        self._records = {name: _Record() for name in names}
+        self._pairs: dict[tuple[str, str], list[int]] = {}
+        self._model = PlackettLuce()
+        self._ratings = {name: self._model.rating(name=name) for name in names}
+        self._seen: set[int] = set()
+        self._waiting: dict[int, MatchResult] = {}
+        self._next = 0
+        """The first fixture not yet counted in the ratings."""
+        self._step = max(1, math.ceil(scheduled / HISTORY_POINTS))
+        self.history: list[tuple[int, tuple[Rating, ...]]] = [(0, self._snapshot())]
+        """(fixtures rated, ratings by entrant), every so many fixtures."""
+
+    @property
+    def counted(self) -> int:
+        return len(self._seen)
+
+    def has(self, fixture: int) -> bool:
+        return fixture in self._seen
+
+    @property
+    def complete(self) -> bool:
+        return self.counted == self.scheduled
+
+    def add(self, result: MatchResult) -> bool:
+        """Count a result; False (and nothing changes) when its fixture was counted before."""
+        if result.fixture in self._seen:
+            return False
+        self._seen.add(result.fixture)
+        if result.status != "played":
+            self.aborted += 1
+        else:
+            self._count(result)
+        self._waiting[result.fixture] = result
+        while self._next in self._waiting:
+            self._rate(self._waiting.pop(self._next))
+            self._next += 1
+        return True
+
+    def add_all(self, results: Iterable[MatchResult]) -> None:
+        for result in results:
+            self.add(result)
+
+    def finish(self) -> None:
+        """Rate results still waiting for an earlier fixture that never came (a stopped run)."""
+        for index in sorted(self._waiting):
+            self._rate(self._waiting.pop(index))
+            self._next = index + 1
+
+    def _count(self, result: MatchResult) -> None:
+        self.played += 1
+        seats = result.seats
+        firsts = sum(1 for s in seats if s.place == 1)
+        for s in seats:
+            r = self._records[s.bot]
+            r.matches += 1
+            if s.place == 1:
+                r.wins += Fraction(1, firsts)
+            r.places += s.place
+            r.rounds += s.rounds
+            r.points += s.points
+            r.declared += s.declared
+            r.held += s.held
+            r.timeouts += s.timeouts
+            r.illegal += s.illegal
+            r.crashes += s.crashes
+            r.forfeits += s.forfeit
+        for a in seats:
+            for b in seats:
+                if a is b:
+                    continue
+                pair = self._pairs.setdefault((a.bot, b.bot), [0, 0, 0])
+                pair[0 if a.place < b.place else 1 if a.place == b.place else 2] += 1
+        for problem in result.problems:
+            bot, _, text = problem.partition(": ")
+            kept = self.problems.setdefault(bot if bot in self._records else "", [])
+            if len(kept) < 20:
+                kept.append(f"match {result.fixture}: {text if bot in self._records else problem}")
+
+    def _rate(self, result: MatchResult) -> None:
+        if result.status == "played":
+            teams = [[self._ratings[s.bot]] for s in result.seats]
+            rated = self._model.rate(teams, ranks=[float(s.place) for s in result.seats])
+            for s, team in zip(result.seats, rated, strict=True):
+                self._ratings[s.bot] = team[0]
+        done = result.fixture + 1
+        if done % self._step == 0 or done == self.scheduled:
+            self.history.append((done, self._snapshot()))
+
+    def _snapshot(self) -> tuple[Rating, ...]:
+        return tuple(self.rating(name) for name in self.names)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def rating(self, name: str) -> Rating:
+        r = self._ratings[name]
+        return Rating(round(r.mu, 3), round(r.sigma, 3), round(r.ordinal(), 3))
+
+    def standings(self) -> list[Standing]:
+        rows = []
+        for name in self.names:
+            r = self._records[name]
+            n = r.matches
+            low, high = wilson(float(r.wins), n)
+            rows.append(
+                Standing(
+                    rank=0,
+                    bot=name,
+                    matches=n,
+                    wins=_number(r.wins),
+                    win_rate=round(float(r.wins) / n, 4) if n else 0.0,
+                    win_rate_ci=(round(low, 4), round(high, 4)),
+                    mean_place=round(r.places / n, 3) if n else None,
+                    mean_round_score=round(r.points / r.rounds, 3) if r.rounds else None,
+                    declarations=r.declared,
+                    declaration_rate=round(r.held / r.declared, 4) if r.declared else None,
+                    rating=self.rating(name),
+                    timeouts=r.timeouts,
+                    illegal=r.illegal,
+                    crashes=r.crashes,
+                    forfeits=r.forfeits,
+                )
+            )
+        rows.sort(key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.bot))
+        return [msgspec.structs.replace(s, rank=i) for i, s in enumerate(rows, 1)]
+
+    def head_to_head(self, a: str, b: str) -> HeadToHead:
+        ahead, level, behind = self._pairs.get((a, b), (0, 0, 0))
+        return HeadToHead(ahead + level + behind, ahead, level, behind)
+
+    def crosstable(self) -> dict[str, dict[str, HeadToHead]]:
+        """Row entrant against column entrant, for every pair that met."""
+        return {
+            a: {b: self.head_to_head(a, b) for b in self.names if (a, b) in self._pairs}
+            for a in self.names
+        }
+
+
+def _number(value: Fraction) -> float:
+    """A whole number as an int (so JSON shows ``12``), otherwise rounded."""
+    if value.denominator == 1:
+        return int(value)
+    return round(float(value), 4)
