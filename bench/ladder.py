@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import click
 
 from bots import Bot, make_bot
+from bots.view import DealMemory
 from game import Match, Rules
 
 LADDER = (
@@ -65,19 +66,23 @@ def play_match(
     match = Match(n, rules, seed)
     bots: list[Bot] = [make_bot(level, seed * 16 + i) for i, level in enumerate(levels)]
     listeners = [i for i, bot in enumerate(bots) if type(bot).on_event is not Bot.on_event]
+    deals = [DealMemory() for _ in levels]
     clocks = [times.setdefault(level, array("q")) for level in levels]
     events = match.start()
     clock = time.perf_counter_ns
     while True:
-        for i in listeners:
+        for i in range(n):
             for event in events:
-                bots[i].on_event(event.seen_by(i))
+                seen = event.seen_by(i)
+                deals[i].on_event(seen)
+                if i in listeners:
+                    bots[i].on_event(seen)
         if match.over:
             return match
         seat = match.to_move
         view = match.view(seat)
-        start = clock()
-        move = bots[seat].choose(view)
+        start = clock()  # a seat hands its bot a BotView: that is part of the move's time
+        move = bots[seat].choose(deals[seat].view(view))
         clocks[seat].append(clock() - start)
         events = match.apply(seat, move)
 

@@ -1,6 +1,6 @@
 """``counter``: counts every card it sees and plays the expectation.
 
-- Tracks the cards (``tracking``) and guesses hidden hands (``inference``): an
+- Tracks the cards (``knowledge``) and guesses hidden hands (``inference``): an
   opponent's picked cards are known, the rest are capped by what it shed.
 - Values each (discard, take) by the total the hand is expected to reach: the
   total right after the move counts as much as the chance that the round ends
@@ -41,8 +41,9 @@ from .inference import (
     hidden_hands,
     value_counts,
 )
+from .knowledge import Knowledge
 from .shedding import shed_with
-from .tracking import CardKnowledge, Tracker
+from .view import BotView
 
 
 @dataclass(frozen=True)
@@ -69,8 +70,8 @@ class CounterStyle:
 class Table:
     """One turn's estimates, shared by the move and the declaration."""
 
-    view: View
-    knowledge: CardKnowledge
+    view: BotView
+    knowledge: Knowledge
     hands: list[HiddenHand]
     model: ValueModel
     deck: list[tuple[int, float]]
@@ -106,24 +107,21 @@ class CounterBot(Bot):
     def __init__(self, seed: int | None = None, style: CounterStyle | None = None) -> None:
         """``seed`` is accepted like every built-in's; counter draws no random numbers."""
         self.style = style or CounterStyle()
-        self.tracker = Tracker()
         self.habits = self.new_habits()
 
     def new_habits(self) -> Habits:
         return Habits(self.style.opponent_declares_at, self.style.declarer_total)
 
     def reset(self) -> None:
-        self.tracker.reset()
         self.habits = self.new_habits()
 
     def on_event(self, event: Event) -> None:
-        self.tracker.on_event(event)
         if isinstance(event, Declared):
             total = event.totals[event.seat]
             if total is not None:
                 self.habits.saw(event.seat, total)
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: BotView) -> Move:
         table = self.read_table(view)
         best, expected = self.best_play(table)
         if view.can_declare and self.should_declare(table, expected):
@@ -132,16 +130,17 @@ class CounterBot(Bot):
 
     # -- reading the table --------------------------------------------------
 
-    def read_table(self, view: View) -> Table:
-        knowledge = self.tracker.knowledge(view)
+    def read_table(self, view: BotView) -> Table:
+        view = BotView.of(view)  # the same object when it is one already
+        knowledge = view.knowledge
         hands = hidden_hands(view, knowledge)
         style = self.style
         model = ValueModel(
-            value_counts(knowledge.unseen), style.over_cap, style.at_cap, style.low_skew
+            value_counts(knowledge.unseen_mask), style.over_cap, style.at_cap, style.low_skew
         )
         deck_counts = model.deck_counts(hands)
         weights = []
-        unseen = knowledge.unseen
+        unseen = knowledge.unseen_mask
         total = 0.0
         while unseen:
             low = unseen & -unseen

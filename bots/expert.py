@@ -49,6 +49,7 @@ from .rollout import (
     sample_deal,
 )
 from .shedding import best_shed
+from .view import BotView
 
 SAMPLES = 48
 """Guesses per decision at the default budget."""
@@ -106,7 +107,7 @@ class ExpertBot(CounterBot):
         super().reset()
         self.rng = random.Random(self.seed)
 
-    def choose(self, view: View) -> Move:
+    def choose(self, view: BotView) -> Move:
         table = self.read_table(view)
         options = sorted(self.options(table), key=lambda option: option.cost)
         best = options[0]

@@ -1,4 +1,4 @@
-"""Educated guesses about hidden cards, on top of the facts in ``tracking``.
+"""Educated guesses about hidden cards, on top of the facts in ``knowledge``.
 
 The model is one simple, general idea about players: they shed their most
 valuable group. So right after a discard worth ``v``, every card the player
@@ -19,7 +19,7 @@ from game import View
 from game.cards import BY_NAME, VALUE
 from game.rules import HAND_SIZE
 
-from .tracking import CardKnowledge
+from .knowledge import Knowledge
 
 OVER_CAP = 0.02
 """Relative weight of a card worth more than its slot's cap."""
@@ -43,7 +43,7 @@ class HiddenHand(msgspec.Struct, frozen=True, gc=False):
     """Turns this seat has played this round (declaring needs at least one)."""
 
 
-def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
+def hidden_hands(view: View, knowledge: Knowledge) -> list[HiddenHand]:
     """The guessed hands of every other seat still in the round, in seat order."""
     me = knowledge.seat
     out = []
@@ -51,8 +51,8 @@ def hidden_hands(view: View, knowledge: CardKnowledge) -> list[HiddenHand]:
         if guess.seat == me:
             continue
         s = guess.seat
-        mask = knowledge.known[s]
-        hidden = knowledge.unknown[s]
+        mask = knowledge.known_masks[s]
+        hidden = knowledge.hidden[s]
         slots = sorted(guess.caps, reverse=True)
         slots = (slots + [10] * hidden)[:hidden] if len(slots) < hidden else slots[-hidden:]
         slots.sort(reverse=True)

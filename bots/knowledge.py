@@ -21,17 +21,38 @@ from game.rules import HAND_SIZE
 
 
 class Knowledge(msgspec.Struct, frozen=True, gc=False):
-    """One seat's facts about the cards of the current round."""
+    """One seat's facts about the cards of the current round.
 
-    known: tuple[tuple[Card, ...], ...]
-    """By seat: cards known to be in that hand. Your own entry is your whole hand;
+    Stored as card masks (bit ``i`` is card ``i``), the form fast bots compute
+    with; ``known``, ``dead`` and ``unseen`` give the same facts as cards.
+    """
+
+    seat: int
+    known_masks: tuple[int, ...]
+    """By seat: the cards known to be in that hand. Your own entry is your whole hand;
     another's holds the open cards it took and has not discarded since."""
     hidden: tuple[int, ...]
     """By seat: how many cards of that hand you cannot name (0 for your own)."""
-    dead: tuple[Card, ...]
+    dead_mask: int
     """Cards you saw go to the dead pile since it was last shuffled into the deck."""
-    unseen: tuple[Card, ...]
-    """Cards you cannot place: in the deck or hidden in someone's hand."""
+    unseen_mask: int
+    """Cards you cannot place: in the deck, hidden in someone's hand, or buried in the
+    dead pile without you seeing them go (the turned-up card, when you missed it)."""
+    dead_size: int
+    """How many cards the dead pile holds, seen go by or not."""
+
+    @property
+    def known(self) -> tuple[tuple[Card, ...], ...]:
+        """``known_masks`` as cards."""
+        return tuple(_cards(m) for m in self.known_masks)
+
+    @property
+    def dead(self) -> tuple[Card, ...]:
+        return _cards(self.dead_mask)
+
+    @property
+    def unseen(self) -> tuple[Card, ...]:
+        return _cards(self.unseen_mask)
 
 
 def _mask(cards: tuple[str, ...] | tuple[Card, ...]) -> int:
@@ -42,7 +63,12 @@ def _mask(cards: tuple[str, ...] | tuple[Card, ...]) -> int:
 
 
 def _cards(mask: int) -> tuple[Card, ...]:
-    return tuple(CARDS[i] for i in range(52) if mask >> i & 1)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(CARDS[low.bit_length() - 1])
+        mask ^= low
+    return tuple(out)
 
 
 def knowledge(view: View, turned_up: Card | None = None) -> Knowledge:
@@ -95,8 +121,10 @@ def knowledge(view: View, turned_up: Card | None = None) -> Knowledge:
         0 if s == seat else max(0, view.hand_sizes[s] - known[s].bit_count()) for s in range(n)
     )
     return Knowledge(
-        known=tuple(_cards(m) for m in known),
+        seat=seat,
+        known_masks=tuple(known),
         hidden=hidden,
-        dead=_cards(dead),
-        unseen=_cards(FULL_DECK & ~(in_sight | dead)),
+        dead_mask=dead,
+        unseen_mask=FULL_DECK & ~(in_sight | dead),
+        dead_size=view.dead_size,
     )

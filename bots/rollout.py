@@ -25,7 +25,7 @@ from game.scoring import declaration_holds, settle
 
 from .greedy import fits
 from .inference import HiddenHand, ValueModel, best_fit
-from .tracking import CardKnowledge
+from .knowledge import Knowledge
 
 MEAN_CARD = 85 / 13
 
@@ -71,7 +71,7 @@ class Deal:
 def sample_deal(
     rng: random.Random,
     hand: int,
-    knowledge: CardKnowledge,
+    knowledge: Knowledge,
     hands: list[HiddenHand],
     model: ValueModel,
     open_mask: int,
@@ -83,12 +83,12 @@ def sample_deal(
     unseen cards, weighted by the cap of the slot; what is left is the deck (and any
     dead card this seat did not see), shuffled."""
     unseen = []
-    m = knowledge.unseen
+    m = knowledge.unseen_mask
     while m:
         low = m & -m
         unseen.append(low.bit_length() - 1)
         m ^= low
-    masks = [0] * len(knowledge.known)
+    masks = [0] * len(knowledge.known_masks)
     masks[knowledge.seat] = hand
     for guess in hands:
         mask = guess.known
@@ -104,8 +104,8 @@ def sample_deal(
             mask |= 1 << card
         masks[guess.seat] = mask
     rng.shuffle(unseen)
-    missing = knowledge.dead_size - knowledge.dead.bit_count()
-    dead = _cards(knowledge.dead)
+    missing = knowledge.dead_size - knowledge.dead_mask.bit_count()
+    dead = _cards(knowledge.dead_mask)
     if missing > 0:
         dead.extend(unseen[:missing])
         del unseen[:missing]

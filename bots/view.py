@@ -68,7 +68,10 @@ _VIEW_FIELDS = len(View.__struct_fields__)
 
 
 class DealMemory:
-    """Remembers each round's turned-up card: the one fact ``view.history`` may lack."""
+    """Remembers each round's turned-up card: the one fact ``view.history`` may lack.
+
+    Feed it the seat's events, its views, or both.
+    """
 
     def __init__(self) -> None:
         self.round = 0
@@ -82,5 +85,12 @@ class DealMemory:
             self.card = BY_NAME[event.open[0]] if len(event.open) == 1 else None
 
     def view(self, view: View) -> BotView:
-        """``view`` as a ``BotView``, with the turned-up card if it is of this round."""
-        return BotView.of(view, self.card if view.round == self.round else None)
+        """``view`` as a ``BotView``, with the turned-up card if it is of this round.
+
+        Without the events, the card is still noted from the round's first view.
+        """
+        if view.round != self.round:
+            self.round, self.card = view.round, None
+        if self.card is None and not view.history and len(view.open) == 1:
+            self.card = view.open[0]
+        return BotView.of(view, self.card)

@@ -174,9 +174,11 @@ def test_the_deal_memory_follows_rounds_and_matches() -> None:
     assert view.turned_up == match.open[0]
     assert BotView.of(view) is view
     bot = GreedyBot()
-    while match.round == 1:  # the memory hears nothing of round 2
+    while match.round == 1:  # the memory hears nothing of round 2...
         match.apply(match.to_move, bot.choose(match.view(match.to_move)))
-    assert memory.view(match.view(0)).turned_up is None
+    assert memory.round == 1
+    # ...yet notes its turned-up card from the round's first view
+    assert memory.view(match.view(0)).turned_up == match.open[0] and memory.round == 2
     memory.on_event(match.log[0])  # a new match forgets the last one
     assert memory.round == 0 and memory.card is None
 

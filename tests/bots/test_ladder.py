@@ -15,6 +15,7 @@ from bench.ladder import main as ladder_main
 from bench.ladder import play_deal, wilson
 from bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
 from bots.shedding import _best_shed, best_shed, shed_with
+from bots.view import DealMemory
 from game import Declare, Match, Play, Rules
 from game.groups import hand_info
 
@@ -28,15 +29,17 @@ def quick_expert(seed: int | None) -> ExpertBot:
 def play(match: Match, bots: list[Bot]) -> list[str]:
     """Play to the end, feeding each bot its seat's events; the moves, as text."""
     moves = []
+    deals = [DealMemory() for _ in bots]
     events = match.start()
     while True:
         for seat, bot in enumerate(bots):
             for event in events:
+                deals[seat].on_event(event.seen_by(seat))
                 bot.on_event(event.seen_by(seat))
         if match.over:
             return moves
         seat = match.to_move
-        move = bots[seat].choose(match.view(seat))
+        move = bots[seat].choose(deals[seat].view(match.view(seat)))
         moves.append(f"{seat}:{move}")
         events = match.apply(seat, move)  # an illegal move would raise
 

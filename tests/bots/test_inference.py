@@ -1,0 +1,81 @@
+"""Guesses about hidden cards stay consistent with everything a seat has seen."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bots.inference import ValueModel, hidden_hands, value_counts
+from bots.knowledge import knowledge
+from bots.rollout import sample_deal
+from bots.view import DealMemory
+from game import Match, Play, RoundStarted, Rules, parse_cards
+from game.cards import FULL_DECK, mask_of
+
+from ..game.helpers import rigged_match
+
+HANDS = ["2C 3C 4C 5C 6C", "7D 7H 9D JD KD", "2H 3H 4H 5H 6H"]
+
+
+def mask(text: str) -> int:
+    return mask_of(parse_cards(text))
+
+
+def test_the_deal_memory_notes_the_turned_up_card_from_the_first_view():
+    m = rigged_match(HANDS, "KS", deck="QH")
+    memory = DealMemory()
+    memory.view(m.view(1))  # seat 1 moves first and sees KS in its view, without the events
+    m.apply(1, Play.of("KD", "deck"))
+    assert memory.view(m.view(1)).knowledge.dead_mask == mask("KS")
+    assert knowledge(m.view(1)).unseen_mask & mask("KS")  # forgotten without the memory
+
+
+def test_hidden_cards_are_capped_by_what_a_player_sheds():
+    m = rigged_match(HANDS, "AS", deck="QH 8C")
+    m.apply(1, Play.of("KD", "AS"))  # keeps cards worth at most 10
+    m.apply(2, Play.of("2H 3H 4H", "deck"))  # a run worth 9
+    view = m.view(0)
+    k = knowledge(view)
+    guesses = {h.seat: h for h in hidden_hands(view, k)}
+    assert guesses[1].known == mask("AS") and guesses[1].known_total == 1
+    assert guesses[1].caps == (10, 10, 10, 10)
+    assert guesses[2].caps == (10, 9, 9)  # the drawn card is fresh, the kept two are capped
+    assert all(len(h.caps) == k.hidden[h.seat] for h in guesses.values())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sampled_deals_agree_with_everything_seen(seed):
+    rng = random.Random(seed)
+    m = Match(4, Rules(), seed)
+    events = m.start()
+    memory = DealMemory()
+    for _ in range(rng.randint(3, 40)):
+        for event in events:
+            memory.on_event(event.seen_by(0))
+        if m.over:
+            break
+        seat = m.to_move
+        view = m.view(seat)
+        events = m.apply(seat, rng.choice(view.legal_plays()))
+    for event in events:
+        memory.on_event(event.seen_by(0))
+    if m.over or not any(isinstance(e, RoundStarted) for e in m.log):
+        return
+    view = m.view(0)
+    k = memory.view(view).knowledge
+    guesses = hidden_hands(view, k)
+    model = ValueModel(value_counts(k.unseen_mask))
+    turns = [sum(1 for p in view.history if p.seat == s) for s in range(4)]
+    deal = sample_deal(
+        rng, view.hand_mask, k, guesses, model, mask_of(view.open), 0, view.turn, turns
+    )
+    assert deal.hands[0] == view.hand_mask
+    union = mask_of(deal.deck) | mask_of(deal.dead) | mask_of(view.open)
+    for s in range(4):
+        assert deal.hands[s] & k.known_masks[s] == k.known_masks[s]
+        assert deal.hands[s].bit_count() == view.hand_sizes[s]
+        assert not union & deal.hands[s]
+        union |= deal.hands[s]
+    assert union == FULL_DECK
+    assert len(deal.deck) == view.deck_size and len(deal.dead) == view.dead_size
