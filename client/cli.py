@@ -75,10 +75,10 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
 )
 @click.option(
     "--level",
-    default="greedy",
+    default="counter",
     show_default=True,
     callback=_level,
-    help="With --local: the bots' level.",
+    help="With --local: the bots' level (random, greedy, counter, expert).",
 )
 @click.option(
     "--threshold",

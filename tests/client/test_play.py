@@ -37,8 +37,8 @@ def choose(hand: list[str], open_cards: list[str]) -> str:
 
 
 def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> None:
-    local.expect(r"you against 3 greedy bots, out above 15 points")
-    local.expect(r"New match: you against Greedy bot")
+    local.expect(r"you against 3 counter bots, out above 15 points")  # the default level
+    local.expect(r"New match: you against Counter bot")
     turns = reveals = 0
     while True:
         found = local.expect(r"Your turn: \d+ s to move|The hands|Final standings")
@@ -62,7 +62,7 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
     local.expect(r"(You win the match!|\S.* wins the match\. You finished \d\w\w\.)")
     assert turns >= 1 and reveals >= 1
     standings = local.text[local.text.rindex("Final standings") :]
-    for place in ("1st", "You", "Greedy bot"):
+    for place in ("1st", "You", "Counter bot"):
         assert place in standings
     local.expect(r"Type start to play again")
     local.type("quit")
@@ -126,7 +126,7 @@ def test_plain_output_is_ascii_without_colour() -> None:
     term = Terminal("--local", "--plain", "--bot-delay", "0.3", "--name", "Ann")
     try:
         # Bots that take their time: the status line says whose turn it is, and the time left.
-        term.expect(r"Round 1 - deck \d+ - Greedy bot( \(\d\))? to move \(\d+ s\)")
+        term.expect(r"Round 1 - deck \d+ - Counter bot( \(\d\))? to move \(\d+ s\)")
         hand, _, _ = term.my_turn()
         term.expect(r"Round 1 - deck \d+ - YOUR TURN: \d+ s left - hint, help")
         term.type("help")
