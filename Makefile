@@ -32,7 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.server --connections 200 --seconds 10
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
-	$(BIN)/python -m bench.ladder --matches 200
+	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
