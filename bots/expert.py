@@ -11,13 +11,17 @@ so the comparison is sharper than the averages alone.
   card) and the others play on to this seat's next turn; a declaration on the
   way scores exactly, otherwise the hand is worth the total it can reach with
   its next discard and take, over what a declarer usually holds.
-- Declare or play on, when counter gives the declaration a fair chance: the
-  declaration scores exactly in each guess; playing on is played out to the
+- Declare or play on: expert declares whenever counter would. When counter
+  would play on but rates the hand at least ``declare_floor`` likely to be
+  the lowest, sampling may still declare: the declaration scores exactly in
+  each guess; playing on is played out to the
   round's end, this seat declaring on the chances it would estimate at the
   table (never on the guessed cards), the others as they have been seen to
   declare. Outcomes count by match equity: points left before elimination,
   this seat's against everyone's, so a false declaration that knocks this seat
   out, or a true one that knocks others out, weighs what it is worth.
+  Counter's caution stays the floor: sampling alone, declaring at any odds,
+  won more against counter but lost to it against greedy players.
 
 Shallow on purpose: one play-out per guess and candidate, no search inside a
 guess (searching a world whose hidden cards are known teaches a player to
@@ -78,7 +82,7 @@ class ExpertBot(CounterBot):
         *,
         style: CounterStyle | None = None,
         take_margin: float = 0.75,
-        declare_floor: float = 0.3,
+        declare_floor: float = 0.9,
         rollout_hold: float = 0.92,
         opponent_need: float | None = 0.9,
         equity_spread: float = 30.0,
@@ -87,7 +91,9 @@ class ExpertBot(CounterBot):
         ``time_budget``: seconds a decision may take; sampling stops early when it runs
         out, at the cost of determinism (None: no limit).
         ``take_margin``: how close (points) a take must be to counter's favourite to be
-        sampled. ``declare_floor``: the least chance of holding worth sampling.
+        sampled. ``declare_floor``: the least chance of holding at which sampling may
+        declare where counter would play on (sampling below it declared too often
+        against players who wait for low totals).
         ``rollout_hold``: the chance of holding at which this seat declares in play-outs.
         ``opponent_need``: the same for another seat that declares on estimates
         (None: the others only declare at their usual totals). ``equity_spread``: points
@@ -117,11 +123,12 @@ class ExpertBot(CounterBot):
             guesses = self.guesses(table)
             best = self.choose_take(guesses, [best, *close])
         if view.can_declare:
+            if self.should_declare(table, best.total):
+                return Declare()
             hold, _ = self.declare_odds(table, view.hand_total)
-            if hold >= self.declare_floor:
-                if self.declare_wins(guesses or self.guesses(table), best):
-                    return Declare()
-            elif self.should_declare(table, best.total):
+            if hold >= self.declare_floor and self.declare_wins(
+                guesses or self.guesses(table), best
+            ):
                 return Declare()
         return best.play()
 
