@@ -266,7 +266,9 @@ class Client:
         elif isinstance(c, cmd.ListTables):
             await self.list_tables()
         elif isinstance(c, cmd.CreateTable):
-            ok = await self.request(Create(name=c.name, seats=c.seats, rules=c.rules))
+            ok = await self.request(
+                Create(name=c.name, seats=c.seats, rules=c.rules, password=c.password)
+            )
             table = getattr(ok, "table", "")
             self.show(
                 f"Others join with: join {table}. Fill seats with: bot add greedy. "
@@ -275,7 +277,7 @@ class Client:
         elif isinstance(c, cmd.JoinTable):
             table_id = await self._table_id(c.table)
             if table_id is not None:
-                await self.request(Join(table=table_id, watch=c.watch))
+                await self.request(Join(table=table_id, watch=c.watch, password=c.password))
         elif isinstance(c, cmd.AddBots):
             for _ in range(c.count):
                 await self.request(AddBot(level=c.level))

@@ -75,6 +75,7 @@ class CreateTable:
     name: str = ""
     seats: int = 4
     rules: dict[str, Any] = field(default_factory=dict)
+    password: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class JoinTable:
     table: str
     """A table id, a number from the last ``tables`` list, or a table's name."""
     watch: bool = False
+    password: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,9 +176,7 @@ def parse(text: str, ctx: Context | None = None) -> Command:
     if key in ("create", "new"):
         return _create(rest)
     if key in ("join", "sit", "watch"):
-        if not rest or len(rest.split()) != 1:
-            raise ParseError(f"{key} which table? Type {key} and a table id (see tables).")
-        return JoinTable(rest, watch=key == "watch")
+        return _join(key, rest)
     if key in ("bot", "bots", "add", "addbot"):
         return _bots(rest)
     if key in _SIMPLE:
@@ -353,6 +353,7 @@ def _create(rest: str) -> CreateTable:
     name: list[str] = []
     seats = 4
     rules: dict[str, Any] = {}
+    password: str | None = None
     i = 0
     while i < len(words):
         word = words[i]
@@ -361,6 +362,14 @@ def _create(rest: str) -> CreateTable:
         key, eq, value = word.lstrip("-").partition("=")
         key = key.lower().replace("-", "_")
         key = _RULE_ALIASES.get(key, key)
+        if key == "password":
+            if not eq:
+                if i >= len(words):
+                    raise ParseError("password needs a word after it.")
+                value = words[i]
+                i += 1
+            password = _password(value)
+            continue
         if key not in _RULE_FIELDS and key != "seats":
             if option or eq:
                 raise ParseError(f"Unknown table option {word!r}; house rules: {HOUSE_RULES_HELP}.")
@@ -396,7 +405,30 @@ def _create(rest: str) -> CreateTable:
     table_name = " ".join(name)
     if len(table_name) > 40:
         raise ParseError("A table name has at most 40 characters.")
-    return CreateTable(table_name, seats, rules)
+    return CreateTable(table_name, seats, rules, password)
+
+
+def _join(key: str, rest: str) -> JoinTable:
+    """``join ID [--password WORD]`` (or ``join ID WORD``)."""
+    words = rest.split()
+    if words[1:2] in (["--password"], ["password"]):
+        del words[1]
+    elif words[1:] and words[1].startswith(("--password=", "password=")):
+        words[1] = words[1].partition("=")[2]
+    if not 1 <= len(words) <= 2:
+        raise ParseError(
+            f"{key} which table? Type {key} and a table id (see tables), "
+            "then its password if it has one."
+        )
+    return JoinTable(
+        words[0], watch=key == "watch", password=_password(words[1]) if words[1:] else None
+    )
+
+
+def _password(word: str) -> str:
+    if not word or len(word) > 64:
+        raise ParseError("A password is 1 to 64 characters.")
+    return word
 
 
 def _bots(rest: str) -> AddBots:

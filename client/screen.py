@@ -491,7 +491,10 @@ def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
             state,
             rules_note(t.rules),
         )
-    return Group(grid, Text("join ID (or its #) to sit down, watch ID to look on."))
+    return Group(
+        grid,
+        Text("join ID (or its #) [--password P] to sit down, watch ID to look on."),
+    )
 
 
 def seating(table: TableInfo, you: int | None, look: Look) -> Text:
@@ -549,10 +552,10 @@ def help_view(look: Look) -> Panel:
         ("  quit", "leave"),
         ("Lobby", ""),
         ("  tables", "list the tables on the server"),
-        ("  create NAME", "open a table: --seats N, --threshold T, and house rules"),
+        ("  create NAME", "open a table: --seats N, --threshold T, --password P, house rules"),
         ("", "runs_same_suit, tie_loses, first_out_ends, penalty=N, limit=N"),
-        ("  join ID, watch ID", "sit at a table, or look on"),
-        ("  bot add LEVEL [N]", "fill seats with built-in bots (greedy, random, ...)"),
+        ("  join ID, watch ID", "sit at a table (add its password if it has one), or look on"),
+        ("  bot add LEVEL [N]", "fill seats with built-in bots (random, greedy, counter, expert)"),
         ("  start, leave", "start the match (table creator), leave the table"),
     ]
     grid = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))

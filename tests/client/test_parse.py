@@ -85,6 +85,13 @@ def test_declare_and_the_other_commands() -> None:
     assert parse("start") == StartMatch()
     assert parse("leave") == LeaveTable()
     assert parse("join t1a2b3") == JoinTable("t1a2b3")
+    assert parse("join t1a2b3 --password s3cret") == JoinTable("t1a2b3", password="s3cret")
+    assert parse("join 2 password=s3cret") == JoinTable("2", password="s3cret")
+    assert parse("join 2 s3cret") == JoinTable("2", password="s3cret")
+    with pytest.raises(ParseError, match="which table"):
+        parse("join 2 too many words")
+    with pytest.raises(ParseError, match="which table"):
+        parse("join")
     assert parse("watch 2") == JoinTable("2", watch=True)
 
 
@@ -105,6 +112,8 @@ def test_declare_and_the_other_commands() -> None:
             CreateTable("", 4, {"false_declare_penalty": 30, "declare_limit": 7}),
         ),
         ("create same_suit=no", CreateTable("", 4, {"runs_same_suit": False})),
+        ("create Club --password s3cret", CreateTable("Club", password="s3cret")),
+        ("create Club password=s3cret --seats 2", CreateTable("Club", 2, password="s3cret")),
     ],
 )
 def test_create_with_options_and_house_rules(text: str, command: CreateTable) -> None:
