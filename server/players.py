@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 
 class Player:
-    def __init__(self, name: str, bot: bool) -> None:
+    def __init__(self, name: str, bot: bool, token: str | None = None) -> None:
         self.id = "p" + secrets.token_hex(4)
-        self.token = secrets.token_urlsafe(24)
+        self.token = token or secrets.token_urlsafe(24)
         self.name = name or f"player-{self.id[1:5]}"
         self.bot = bot
         self.conn: Connection | None = None
@@ -51,8 +51,11 @@ class Players:
         self._by_id: dict[str, Player] = {}
         self._by_token: dict[bytes, Player] = {}
 
-    def new(self, name: str, bot: bool) -> Player:
-        player = Player(name, bot)
+    def new(self, name: str, bot: bool, token: str | None = None) -> Player:
+        """A new player; ``token`` lets a host hand out a token chosen in advance."""
+        if token is not None and _digest(token) in self._by_token:
+            raise ValueError("that token is taken")
+        player = Player(name, bot, token)
         self._by_id[player.id] = player
         self._by_token[_digest(player.token)] = player
         return player

@@ -261,8 +261,9 @@ def run_tournament(
     def on_hall(server: Server, hall: Hall) -> None:
         host = config.listen.rpartition(":")[0]
         err.print(f"remote bots: connect to {host}:{server.port} and say hello with a token:")
+        chosen = config.remote_tokens()
         for name, token in hall.tokens().items():
-            err.print(f"  {name}: {token}")
+            err.print(f"  {name}: " + ("the token in its spec" if chosen.get(name) else token))
 
     runner = Runner(config, workers=workers, store=store, on_result=on_result, on_hall=on_hall)
     show = err.is_terminal and not quiet

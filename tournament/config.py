@@ -48,6 +48,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         if self.max_faults < 0:
             raise ValueError("max_faults must be 0 or more")
         listen_address(self.listen)
+        chosen = [t for t in self.remote_tokens().values() if t is not None]
+        if len(set(chosen)) < len(chosen):
+            raise ValueError("two remote entrants have the same token: give each its own")
         self.schedule()  # every other check: names, seats against entrants, the gauntlet
 
     @property
@@ -66,6 +69,10 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     @property
     def remote(self) -> frozenset[str]:
         return frozenset(e.name for e in self.entrants if e.kind == "remote")
+
+    def remote_tokens(self) -> dict[str, str | None]:
+        """Each remote entrant's chosen token (None: the runner makes one)."""
+        return {e.name: e.token for e in self.entrants if e.kind == "remote"}
 
     def describe(self) -> dict[str, Any]:
         """The format as reports show it."""

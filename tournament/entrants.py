@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import string
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
@@ -24,6 +25,9 @@ from bots import BUILTIN, Bot, loader
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
 MAX_NAME = 40
+MIN_TOKEN = 16
+"""The shortest token an organizer may choose for a remote entrant."""
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 
 
 class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -41,6 +45,16 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     def target(self) -> str:
         """The level, the path, or the command (without its quotes)."""
         return parse_spec(self.spec)[1]
+
+    @property
+    def token(self) -> str | None:
+        """A remote entrant's token, when the organizer chose it (``remote:TOKEN``)."""
+        return (self.target or None) if self.kind == "remote" else None
+
+    @property
+    def public_spec(self) -> str:
+        """The spec as reports show it: a remote entrant's token stays secret."""
+        return "remote" if self.kind == "remote" else self.spec
 
     @property
     def in_process(self) -> bool:
@@ -62,11 +76,16 @@ def parse_spec(spec: str) -> tuple[Kind, str]:
     if kind not in KINDS or not colon:
         raise ValueError(
             f"{spec!r} is not an entrant: write builtin:LEVEL, python:PATH[:CLASS], "
-            'cmd:"COMMAND" or remote'
+            'cmd:"COMMAND" or remote[:TOKEN]'
         )
-    if kind == "remote":
-        raise ValueError("a remote entrant is written just 'remote' (its token is made for it)")
     target = target.strip()
+    if kind == "remote":
+        if len(target) < MIN_TOKEN or not set(target) <= _TOKEN_CHARS:
+            raise ValueError(
+                f"a remote entrant's own token is at least {MIN_TOKEN} letters, digits, "
+                "'-' or '_' (or write just 'remote' and the runner makes one)"
+            )
+        return kind, target
     if kind == "cmd" and len(target) >= 2 and target[0] == target[-1] and target[0] in "\"'":
         target = target[1:-1]
     if not target:

@@ -15,7 +15,7 @@ its match starts (within the start-up time) forfeits that match.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from bots.seat import SeatFailed
 from game import Match, Move, Rules, View
@@ -68,9 +68,9 @@ class Hall(Table):
         self.playing_now: dict[Player, tuple[Match, EntrantSeat]] = {}
         self._changed = asyncio.Event()
 
-    def admit(self, name: str) -> Player:
+    def admit(self, name: str, token: str | None = None) -> Player:
         """Register a remote entrant; its player's token is what the bot says hello with."""
-        player = self.server.lobby.players.new(name, True)
+        player = self.server.lobby.players.new(name, True, token)
         player.table = self
         self.entrants[name] = player
         return player
@@ -175,12 +175,15 @@ class Hall(Table):
         pass
 
 
-async def open_hall(listen: str, rules: Rules, names: Sequence[str]) -> tuple[Server, Hall]:
-    """Start the server for remote entrants and register them."""
+async def open_hall(
+    listen: str, rules: Rules, entrants: Mapping[str, str | None]
+) -> tuple[Server, Hall]:
+    """Start the server for remote entrants and register them, by name, with the token
+    each was given (None: a new one)."""
     host, port = listen_address(listen)
     server = Server(ServerConfig(host=host, port=port, db=None, max_tables=0))
     await server.start()
     hall = Hall(server, rules)
-    for name in names:
-        hall.admit(name)
+    for name, token in sorted(entrants.items()):
+        hall.admit(name, token)
     return server, hall

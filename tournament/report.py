@@ -82,7 +82,7 @@ def document(config: TournamentConfig, tally: Tally) -> StandingsDocument:
         schema=SCHEMA,
         seed=config.seed,
         format=msgspec.convert(config.describe(), Format),
-        entrants=[EntrantInfo(e.name, e.spec) for e in config.entrants],
+        entrants=[EntrantInfo(e.name, e.public_spec) for e in config.entrants],
         matches_scheduled=tally.scheduled,
         matches_played=tally.played,
         matches_aborted=tally.aborted,

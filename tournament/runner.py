@@ -59,7 +59,7 @@ class Runner:
         server: Server | None = None
         config = self.config
         if config.remote:
-            server, self.hall = await open_hall(config.listen, config.rules, sorted(config.remote))
+            server, self.hall = await open_hall(config.listen, config.rules, config.remote_tokens())
             if self._on_hall is not None:
                 self._on_hall(server, self.hall)
         out = str(self.store.path) if self.store is not None else None

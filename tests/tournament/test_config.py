@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tournament.config import build, dump, load, read_toml
 from tournament.entrants import bot_factory, parse_entrant
+from tournament.report import document
+from tournament.stats import Tally
 
 from .helpers import MISBEHAVING, tournament
 
@@ -19,6 +22,9 @@ def test_entrant_specs():
     assert cmd.kind == "cmd" and cmd.argv() == ["./bot", "--fast"] and cmd.base == "/somewhere"
     assert parse_entrant("p=cmd:./bot -q").argv() == ["./bot", "-q"]
     assert parse_entrant("far=remote").kind == "remote"
+    assert parse_entrant("far=remote").token is None
+    chosen = parse_entrant("far=remote:Xy-3_abcdefghijklmnop")
+    assert chosen.token == "Xy-3_abcdefghijklmnop" and chosen.public_spec == "remote"
     python = parse_entrant(f"x=python:{MISBEHAVING}:Raiser")
     bot = bot_factory(python)(5)
     assert type(bot).__name__ == "Raiser"
@@ -28,10 +34,17 @@ def test_entrant_specs():
         ("x=builtin:godlike", "no built-in bot"),
         ("x=perl:bot.pl", "not an entrant"),
         ("x=cmd:", "nothing after"),
-        ("x=remote:secret", "just 'remote'"),
+        ("x=remote:secret", "at least 16"),  # too short to be a secret
+        ("x=remote:has spaces in the token", "letters, digits"),
     ]:
         with pytest.raises(ValueError, match=message):
             parse_entrant(text)
+    config = build({"seed": 1}, [parse_entrant("g=builtin:greedy"), chosen], {})
+    shown = msgspec.json.encode(document(config, Tally(config.names, 0))).decode()
+    assert "Xy-3_" not in shown and '"remote"' in shown  # reports keep the token secret
+    twins = [parse_entrant(f"{n}=remote:{'a' * 20}") for n in ("far", "near")]
+    with pytest.raises(ValueError, match="same token"):
+        build({"seed": 1}, twins, {})
     with pytest.raises(ValueError, match="3 Bot subclasses"):
         bot_factory(parse_entrant(f"x=python:{MISBEHAVING}"))
     with pytest.raises(ValueError, match="no Python file"):

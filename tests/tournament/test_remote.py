@@ -49,8 +49,9 @@ async def remote_bot(port: int, token: str, *, drop_after: int | None = None) ->
 async def run_with_remote(
     remote_names: list[str], **settings: Any
 ) -> tuple[list[MatchResult], Any]:
+    """``remote_names``: ``NAME`` (the runner makes its token) or ``NAME:TOKEN``."""
     entrants = [parse_entrant("hero=builtin:greedy")]
-    entrants += [parse_entrant(f"{name}=remote") for name in remote_names]
+    entrants += [parse_entrant("{}=remote{}{}".format(*n.partition(":"))) for n in remote_names]
     config = build(
         {"seed": 2, "seats": 2, "deals": 1, "move_time": 2.0, "startup_time": 5.0, **settings},
         entrants,
@@ -109,3 +110,15 @@ async def test_a_remote_bot_that_drops_out_counts_crashes_and_forfeits():
     assert len(results) == 2
     first = next(s for s in results[0].seats if s.bot == "far")
     assert first.crashes >= 1 and first.forfeit
+
+
+async def test_a_token_chosen_in_advance_seats_the_bot_and_stays_out_of_reports():
+    token = "agreed-before-the-day-0123"
+    results, (task, server, hall) = await run_with_remote([f"far:{token}"])
+    assert hall.tokens()["far"] == token
+    bot = asyncio.ensure_future(remote_bot(server.port, token))
+    await asyncio.wait_for(task, 60)
+    seen = await asyncio.wait_for(bot, 10)
+    assert len(results) == 2 and all(r.status == "played" for r in results)
+    assert seen[0] == "welcome" and "turn" in seen
+    assert token not in msgspec.json.encode(results).decode()
