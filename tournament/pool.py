@@ -9,7 +9,9 @@ reports one, keeping two in hand so it never waits.
 
 A worker that dies (a Python bot that brought its process down) costs the
 match it was playing, which is recorded as aborted; the fixtures it held are
-dealt out again and a new worker takes its place.
+dealt out again and a new worker takes its place. Each worker leads its own
+process group, so the programs it started end with it: a program hung on its
+turn would not notice that its worker is gone.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -47,6 +49,8 @@ def _worker(conn: Connection, definition: bytes, out: str | None) -> None:
     """A worker's whole life: play the fixtures it is sent until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    if hasattr(os, "setpgid"):
+        os.setpgid(0, 0)  # its programs join its group: see _end_group
     # Programs this worker starts must not hold its pipe open: the runner learns
     # that a worker died when the pipe closes.
     os.set_inheritable(conn.fileno(), False)
@@ -142,10 +146,18 @@ class Workers:
         self._deal(worker)
 
     def _listen(self, worker: _Worker) -> None:
-        """In a thread: hand everything a worker says to the loop, then its end."""
+        """In a thread: hand everything a worker says to the loop, then its end.
+
+        The end is the process's exit, not the pipe's: a program the worker started
+        may still hold the pipe open (event loops do not all close inherited
+        descriptors when they start a program).
+        """
         loop = self._loop
         try:
             while True:
+                ready = wait([worker.conn, worker.process.sentinel])
+                if worker.conn not in ready:
+                    break  # it exited, and everything it sent has been read
                 try:
                     data = worker.conn.recv_bytes()
                 except (EOFError, OSError):
@@ -180,6 +192,7 @@ class Workers:
                 return  # it died: _ended deals its fixtures out again
 
     def _ended(self, worker: _Worker) -> None:
+        _end_group(worker.process)
         if worker in self._workers:
             self._workers.remove(worker)
         if self._stopping or self._done.done():
@@ -228,4 +241,13 @@ class Workers:
         for thread in self._threads:
             thread.join(STOP_GRACE)
         for worker in self._started:
+            _end_group(worker.process)
             worker.conn.close()
+
+
+def _end_group(process: BaseProcess) -> None:
+    """Kill whatever is left of an ended worker's process group: its programs."""
+    if process.pid is None or not hasattr(os, "killpg"):
+        return
+    with contextlib.suppress(OSError):  # nothing left (or not ours): fine
+        os.killpg(process.pid, signal.SIGKILL)

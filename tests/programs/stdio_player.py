@@ -6,6 +6,8 @@ MODE: ``good`` (default), ``crash`` (exit on its N-th turn), ``hang`` (never
 answer on its N-th turn), ``illegal`` (answer a card it does not hold on its
 N-th turn), ``garbage`` (write junk on its N-th turn), ``silent`` (never say
 hello), ``old`` (speak only protocol 99).
+
+With ``PLAYER_PIDS`` set to a directory, it leaves a file named by its pid there.
 """
 
 import os
@@ -36,6 +38,8 @@ def frames():
         yield msgspec.msgpack.decode(inp.read(size))
 
 
+if os.environ.get("PLAYER_PIDS"):
+    open(os.path.join(os.environ["PLAYER_PIDS"], str(os.getpid())), "w").close()
 if mode == "silent":
     time.sleep(60)
 send({"type": "hello", "protocol": [99] if mode == "old" else [1], "name": "raw", "bot": True})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,12 +19,15 @@ def program(mode: str = "good", n: int = 2) -> str:
     return f'cmd:"{sys.executable}" {PLAYER} {mode} {n}'
 
 
-def tournament(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+def tournament(
+    *args: str, timeout: float = 90, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "leastscore", "tournament", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=None if env is None else {**os.environ, **env},
     )
 
 

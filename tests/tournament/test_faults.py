@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 
 from game import read_log, replay
 
 from .helpers import MISBEHAVING, by_bot, load, program, tournament
 
 
-def run(out, entrants: dict[str, str], *args: str) -> dict:
+def run(out, entrants: dict[str, str], *args: str, env: dict[str, str] | None = None) -> dict:
     done = tournament(
         *[f"--bot={name}={spec}" for name, spec in entrants.items()],
         "--gauntlet=hero",
@@ -23,6 +25,7 @@ def run(out, entrants: dict[str, str], *args: str) -> dict:
         "--format=json",
         f"--out={out}",
         *args,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
@@ -77,3 +80,33 @@ def test_python_bots_that_raise_loop_or_exit_cost_only_their_own_matches(tmp_pat
     assert rows["exiter"]["matches"] == 0 and rows["hero"]["matches"] == 4
     assert rows["raiser"]["crashes"] >= 2
     assert rows["looper"]["timeouts"] == 2  # interrupted once in each match
+
+
+def test_a_worker_that_dies_takes_its_hung_programs_with_it(tmp_path):
+    """A program hung on its turn does not read its stdin, so it would not notice that
+    the worker that started it is gone: the runner ends it."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    entrants = {
+        "hero": "builtin:greedy",
+        "hang": program("hang", 1),
+        "exiter": f"python:{MISBEHAVING}:Exiter",
+    }
+    document = run(
+        tmp_path / "run", entrants, "--workers=1", "--seats=3", env={"PLAYER_PIDS": str(pids)}
+    )
+    assert document["matches_aborted"] == document["matches_scheduled"] == 3
+    started = [int(p.name) for p in pids.iterdir()]
+    assert len(started) >= 3  # one per worker, each killed by the exiter
+    deadline = time.monotonic() + 10
+    while (alive := [pid for pid in started if _alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive, f"programs left running: {alive}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
