@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from game import Declare, Move, View
-from game.cards import VALUE
+from game.cards import VALUE, cards_of
 
 from .counter import CounterBot, CounterStyle, Option, Table
 from .inference import public_hands
@@ -185,7 +185,7 @@ class ExpertBot(CounterBot):
                     costs[i] += outcome.scores[g.me]
                     continue
                 hand = world.hands[g.me]
-                cheapest = min((VALUE[c] for c in _cards(world.open)), default=10)
+                cheapest = min((VALUE[c] for c in cards_of(world.open)), default=10)
                 reach = world.total(g.me) - best_shed(hand, same_suit) + min(deck_mean, cheapest)
                 costs[i] += max(0.0, reach - declarer)
         return options[min(range(len(options)), key=lambda i: costs[i])]
@@ -263,13 +263,3 @@ def win_chance(view: View, outcome: Outcome | None, me: int, spread: float) -> f
         return 1.0
     top = max(alive)
     return math.exp((mine - top) / spread) / sum(math.exp((p - top) / spread) for p in alive)
-
-
-def _cards(mask: int) -> Iterator[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-__all__ = ["ExpertBot", "win_chance"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import msgspec
 
 from game import Card, View
-from game.cards import BY_NAME, CARDS, FULL_DECK
+from game.cards import BY_NAME, FULL_DECK, cards_of
 from game.rules import HAND_SIZE
 
 
@@ -44,15 +44,15 @@ class Knowledge(msgspec.Struct, frozen=True, gc=False):
     @property
     def known(self) -> tuple[tuple[Card, ...], ...]:
         """``known_masks`` as cards."""
-        return tuple(_cards(m) for m in self.known_masks)
+        return tuple(cards_of(m) for m in self.known_masks)
 
     @property
     def dead(self) -> tuple[Card, ...]:
-        return _cards(self.dead_mask)
+        return cards_of(self.dead_mask)
 
     @property
     def unseen(self) -> tuple[Card, ...]:
-        return _cards(self.unseen_mask)
+        return cards_of(self.unseen_mask)
 
 
 def _mask(cards: tuple[str, ...] | tuple[Card, ...]) -> int:
@@ -60,15 +60,6 @@ def _mask(cards: tuple[str, ...] | tuple[Card, ...]) -> int:
     for card in cards:
         mask |= 1 << (BY_NAME[card] if isinstance(card, str) else card)
     return mask
-
-
-def _cards(mask: int) -> tuple[Card, ...]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(CARDS[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
 
 
 def knowledge(view: View, turned_up: Card | None = None) -> Knowledge:

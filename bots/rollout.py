@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from game import Rules
-from game.cards import RANK, VALUE
+from game.cards import RANK, VALUE, cards_of
 from game.scoring import declaration_holds, settle
 
 from .greedy import fits
 from .inference import HiddenHand, ValueModel, best_fit
 from .knowledge import Knowledge
+from .shedding import best_group
 
 MEAN_CARD = 85 / 13
 
@@ -105,7 +106,7 @@ def sample_deal(
         masks[guess.seat] = mask
     rng.shuffle(unseen)
     missing = knowledge.dead_size - knowledge.dead_mask.bit_count()
-    dead = _cards(knowledge.dead_mask)
+    dead: list[int] = list(cards_of(knowledge.dead_mask))
     if missing > 0:
         dead.extend(unseen[:missing])
         del unseen[:missing]
@@ -122,15 +123,6 @@ def _pick(rng: random.Random, weights: list[float]) -> int:
         if x < 0:
             return i
     return len(weights) - 1
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 # -- fast players -------------------------------------------------------------
@@ -151,58 +143,18 @@ def plan(mask: int, same_suit: bool) -> tuple[int, int, int]:
 
 
 def _plan(mask: int, same_suit: bool) -> tuple[int, int, int]:
-    cards = _cards(mask)
-    total = sum(VALUE[c] for c in cards)
-    best_group = 0
-    best = (-1, 0)
-    by_rank: dict[int, list[int]] = {}
-    for c in cards:
-        key = (VALUE[c], 1)
-        if key > best:
-            best, best_group = key, 1 << c
-        by_rank.setdefault(RANK[c], []).append(c)
-    for same in by_rank.values():
-        if len(same) >= 2:
-            v = VALUE[same[0]]
-            key = (4 * v, 4) if len(same) == 4 else (2 * v, 2)
-            if key > best:
-                best = key
-                best_group = (
-                    sum(1 << c for c in same) if len(same) == 4 else (1 << same[0]) | (1 << same[1])
-                )
-    if len(cards) == 5:
-        flush = len({c & 3 for c in cards}) == 1
-        if flush or (not same_suit and _is_run(sorted(by_rank))):
-            key = (total, 5)
-            if key > best:
-                best, best_group = key, mask
-    if len(by_rank) >= 3:
-        for low in range(1, 13):
-            r1 = by_rank.get(low)
-            r2 = by_rank.get(low + 1)
-            r3 = by_rank.get(1 if low == 12 else low + 2)
-            if r1 and r2 and r3:
-                for a in r1:
-                    for b in r2:
-                        for z in r3:
-                            if same_suit and not (a & 3) == (b & 3) == (z & 3):
-                                continue
-                            key = (VALUE[a] + VALUE[b] + VALUE[z], 3)
-                            if key > best:
-                                best, best_group = key, (1 << a) | (1 << b) | (1 << z)
+    group, _ = best_group(mask, same_suit)
+    total = 0
     kept = 0
-    m = mask ^ best_group
+    m = mask
     while m:
         low = m & -m
-        kept |= 1 << RANK[low.bit_length() - 1]
+        c = low.bit_length() - 1
+        total += VALUE[c]
+        if not group >> c & 1:
+            kept |= 1 << RANK[c]
         m ^= low
-    return best_group, total, kept
-
-
-def _is_run(ranks: list[int]) -> bool:
-    if len(ranks) != 5:
-        return False
-    return ranks[-1] - ranks[0] == 4 or ranks == [1, 10, 11, 12, 13]
+    return group, total, kept
 
 
 def cheap_take(open_mask: int, kept_ranks: int, can_draw: bool) -> int:
@@ -239,10 +191,10 @@ def apply_play(deal: Deal, seat: int, group: int, take: int, rng: random.Random)
             deal.deck, deal.dead = deal.dead, []
     if take < 0:
         card = deal.deck.pop()
-        deal.dead.extend(_cards(open_mask))
+        deal.dead.extend(cards_of(open_mask))
     else:
         card = take
-        deal.dead.extend(_cards(open_mask & ~(1 << take)))
+        deal.dead.extend(cards_of(open_mask & ~(1 << take)))
     deal.hands[seat] = (deal.hands[seat] ^ group) | 1 << card
     deal.open = group
     deal.turns[seat] += 1

@@ -25,6 +25,14 @@ def best_shed(mask: int, same_suit: bool = False) -> int:
 
 
 def _best_shed(mask: int, same_suit: bool) -> int:
+    return best_group(mask, same_suit)[1]
+
+
+def best_group(mask: int, same_suit: bool = False) -> tuple[int, int]:
+    """The legal discard of the hand ``mask`` that sheds the most points, and those points.
+
+    At equal points the group with more cards wins (it leaves fewer to hold).
+    """
     cards = []
     m = mask
     while m:
@@ -32,18 +40,26 @@ def _best_shed(mask: int, same_suit: bool) -> int:
         cards.append(low.bit_length() - 1)
         m ^= low
     if not cards:
-        return 0
-    best = max(VALUE[c] for c in cards)
+        return 0, 0
+    best = (-1, 0)
+    group = 0
     by_rank: dict[int, list[int]] = {}
     for c in cards:
+        key = (VALUE[c], 1)
+        if key > best:
+            best, group = key, 1 << c
         by_rank.setdefault(RANK[c], []).append(c)
     for same in by_rank.values():
         if len(same) >= 2:
             v = VALUE[same[0]]
-            best = max(best, 4 * v if len(same) == 4 else 2 * v)
-    n = len(cards)
-    if n == 5 and (len({c & 3 for c in cards}) == 1 or _five_run(by_rank, same_suit)):
-        best = max(best, sum(VALUE[c] for c in cards))
+            key = (4 * v, 4) if len(same) == 4 else (2 * v, 2)
+            if key > best:
+                best = key
+                group = sum(1 << c for c in same) if len(same) == 4 else 1 << same[0] | 1 << same[1]
+    if len(cards) == 5 and (len({c & 3 for c in cards}) == 1 or _five_run(by_rank, same_suit)):
+        key = (sum(VALUE[c] for c in cards), 5)
+        if key > best:
+            best, group = key, mask
     if len(by_rank) >= 3:
         for low in range(1, 13):
             r1 = by_rank.get(low)
@@ -51,14 +67,16 @@ def _best_shed(mask: int, same_suit: bool) -> int:
             r3 = by_rank.get(1 if low == 12 else low + 2)
             if r1 and r2 and r3:
                 if same_suit:
-                    for a in r1:
-                        for b in r2:
-                            for z in r3:
-                                if (a & 3) == (b & 3) == (z & 3):
-                                    best = max(best, VALUE[a] + VALUE[b] + VALUE[z])
+                    picks = [
+                        (a, b, z) for a in r1 for b in r2 for z in r3 if a & 3 == b & 3 == z & 3
+                    ]
                 else:
-                    best = max(best, VALUE[r1[0]] + VALUE[r2[0]] + VALUE[r3[0]])
-    return best
+                    picks = [(r1[0], r2[0], r3[0])]  # any pick of these ranks sheds the same
+                for a, b, z in picks:
+                    key = (VALUE[a] + VALUE[b] + VALUE[z], 3)
+                    if key > best:
+                        best, group = key, 1 << a | 1 << b | 1 << z
+    return group, best[0]
 
 
 def _five_run(by_rank: dict[int, list[int]], same_suit: bool) -> bool:
