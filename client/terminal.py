@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
@@ -65,7 +67,7 @@ class PromptTerminal:
             else Style.from_dict({"bottom-toolbar": "", "prompt": ""})
         )
         self._session: PromptSession[str] = PromptSession(
-            history=InMemoryHistory(),
+            history=_history(),
             completer=MoveCompleter(options),
             complete_while_typing=False,
             bottom_toolbar=self._toolbar,
@@ -146,3 +148,25 @@ class LineTerminal:
 
     def interrupt(self) -> None:
         self._lines.put_nowait(None)
+
+
+class _SavedHistory(FileHistory):
+    """Typed lines kept across sessions, except any that carries a password."""
+
+    def store_string(self, string: str) -> None:
+        if "password" not in string.lower():
+            super().store_string(string)
+
+
+def _history() -> History:
+    """Up-arrow history from earlier sessions, in the data directory (private to the user);
+    in memory only when that cannot be written."""
+    from server.config import data_dir
+
+    path: Path = data_dir() / "client-history"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+    except OSError:
+        return InMemoryHistory()
+    return _SavedHistory(str(path))

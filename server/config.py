@@ -9,10 +9,15 @@ from pathlib import Path
 from protocol import MAX_FRAME
 
 
-def default_db() -> str:
-    """``$XDG_DATA_HOME/leastscore/matches.sqlite3`` (``~/.local/share/...`` by default)."""
+def data_dir() -> Path:
+    """``$XDG_DATA_HOME/leastscore`` (``~/.local/share/leastscore`` by default)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return str(Path(base) / "leastscore" / "matches.sqlite3")
+    return Path(base) / "leastscore"
+
+
+def default_db() -> str:
+    """``matches.sqlite3`` in ``data_dir()``."""
+    return str(data_dir() / "matches.sqlite3")
 
 
 @dataclass

@@ -8,6 +8,7 @@ import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -52,6 +53,9 @@ class Terminal:
             LC_ALL="C.UTF-8",
             PYTHONUNBUFFERED="1",
         )
+        # The typed-line history goes to a fresh directory, never the tester's own.
+        self._data = tempfile.TemporaryDirectory(prefix="leastscore-client-")
+        environ["XDG_DATA_HOME"] = self._data.name
         environ.update(env or {})
         self.child = pexpect.spawn(
             sys.executable,
@@ -120,6 +124,7 @@ class Terminal:
     def kill(self) -> None:
         if self.child.isalive():
             self.child.terminate(force=True)
+        self._data.cleanup()
 
     # -- reading the table ------------------------------------------------------------
 

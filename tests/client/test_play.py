@@ -4,7 +4,9 @@ screen, against a real server (in the same process with ``--local``, or a separa
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -250,3 +252,35 @@ def test_a_server_that_is_not_there_gets_one_clear_sentence() -> None:
     term = Terminal("--server", "127.0.0.1:notaport")
     term.expect(r"Invalid value for --server: 'notaport' is not a port number")
     assert term.finish() == 2
+
+
+def test_typed_lines_come_back_in_the_next_session_but_passwords_do_not(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    address = f"127.0.0.1:{server.port}"
+    env = {"XDG_DATA_HOME": str(tmp_path)}
+    first = Terminal("--server", address, "--name", "Ann", env=env)
+    try:
+        first.expect(r"Connected to .* as Ann")
+        first.type("help")
+        first.expect(r"How to play")
+        first.type("create Club --password s3cret")
+        first.expect(r"Table Club")
+        first.type("quit")
+        assert first.finish() == 0
+    finally:
+        first.kill()
+    saved = (tmp_path / "leastscore" / "client-history").read_text()
+    assert "help" in saved and "s3cret" not in saved
+    again = Terminal("--server", address, "--name", "Ann", env=env)
+    try:
+        again.expect(r"Connected to .* as Ann")
+        again.expect(r"Lobby . tables")  # the prompt is up
+        time.sleep(1)  # the history file is read in the background as the prompt starts
+        again.child.send("\x1b[A\x1b[A")  # up twice: past quit to help (create was not kept)
+        again.type("")
+        again.expect(r"How to play")
+        again.type("quit")
+        assert again.finish() == 0
+    finally:
+        again.kill()
