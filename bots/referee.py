@@ -100,8 +100,9 @@ class Referee:
             )
 
     def _publish(self, events: list[Event]) -> None:
+        copies = [e.seen_by_all(len(self.seats)) for e in events]
         for i, seat in enumerate(self.seats):
-            seat.send([e.seen_by(i) for e in events])
+            seat.send([c[i] for c in copies])
         if self._on_events:
             self._on_events(events)
 
