@@ -52,7 +52,7 @@ class Referee:
         time_limit: Callable[[int], float],
         policy: Policy | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
-        on_turn: Callable[[int, float], None] | None = None,
+        on_turn: Callable[[int, float, View], None] | None = None,
     ) -> None:
         if len(seats) != match.seat_count:
             raise ValueError(f"{len(seats)} seats for a match of {match.seat_count}")
@@ -92,7 +92,7 @@ class Referee:
 
     def _announce(self, mover: int, limit: float, mover_view: View) -> None:
         if self._on_turn:
-            self._on_turn(mover, limit)
+            self._on_turn(mover, limit, mover_view)
         view = self.match.view
         for i, seat in enumerate(self.seats):
             seat.send_turn(

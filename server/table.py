@@ -17,7 +17,7 @@ from bots.referee import Policy, Referee
 from bots.seat import BotSeat, MoveSlot, Seat
 from game import Event, IllegalMove, Match, Move, Rules, View
 from protocol import encode, errors
-from protocol.convert import match_state, turn_for
+from protocol.convert import match_state, public_turn, turn_for
 from protocol.errors import ProtocolError
 from protocol.messages import (
     Error,
@@ -352,10 +352,9 @@ class Table:
                 for event in events:
                     player.send_bytes(_encoded(event.seen_by(None)))
 
-    def _turn_announced(self, mover: int, time_limit: float) -> None:
+    def _turn_announced(self, mover: int, time_limit: float, view: View) -> None:
         """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
-        assert self.match is not None
-        data = encode(turn_for(self.match.view(None), int(time_limit * 1000), mover))
+        data = encode(public_turn(view, int(time_limit * 1000), mover))
         self.public_turn = data
         for player in self.spectators:
             if player.connected:
