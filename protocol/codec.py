@@ -25,12 +25,16 @@ _raw = msgspec.msgpack.Decoder(ext_hook=_refuse_ext)
 _encoder = msgspec.msgpack.Encoder()
 
 
+_encode = _encoder.encode
+_pack = HEADER.pack
+
+
 def encode(message: msgspec.Struct) -> bytes:
     """One whole frame: length prefix and body."""
-    buf = bytearray(4)
-    _encoder.encode_into(message, buf, 4)
-    HEADER.pack_into(buf, 0, len(buf) - 4)
-    return bytes(buf)
+    # Two small bytes objects joined: less than half the time of encode_into a
+    # fresh bytearray (which grows, then is copied out) for a frame this size.
+    body = _encode(message)
+    return _pack(len(body)) + body
 
 
 def encode_body(message: msgspec.Struct) -> bytes:
