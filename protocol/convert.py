@@ -61,7 +61,7 @@ def turn_for(view: View, time_ms: int, mover: int) -> Turn:
         can_declare=view.can_declare,
         can_draw=view.can_draw,
         hand=_names(view.hand),
-        legal=[list(group_names(g)) for g in view.legal_groups],
+        legal=list(map(group_names, view.legal_groups)),
     )
 
 
@@ -103,7 +103,7 @@ def match_state(view: View, time_ms: int, standings: list[Standing] | None = Non
         hand_total=view.hand_total,
         can_declare=view.can_declare,
         can_draw=view.can_draw,
-        legal=[_names(g) for g in view.legal_discards] if mine else None,
+        legal=list(map(group_names, view.legal_groups)) if mine else None,
         over=view.over,
         standings=standings,
     )
