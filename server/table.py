@@ -33,6 +33,7 @@ from protocol.messages import (
 
 if TYPE_CHECKING:
     from .app import Server
+    from .connection import Connection
     from .players import Player
 
 log = logging.getLogger("leastscore.server")
@@ -64,23 +65,34 @@ class RemoteSeat:
 
     @property
     def listening(self) -> bool:
-        return self.player.connected and self.player.table is self.table
+        return self._listener() is not None
+
+    def _listener(self) -> Connection | None:
+        """The player's connection while it is open and the player is at this table."""
+        player = self.player
+        conn = player.conn
+        if conn is None or conn.closed or player.table is not self.table:
+            return None
+        return conn
 
     def send(self, events: Sequence[Event]) -> None:
-        if self.listening:
+        conn = self._listener()
+        if conn is not None:
             for event in events:
-                self.player.send_bytes(_encoded(event))
+                conn.send_bytes(_encoded(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
             mine = view()
             self.slot.open((mine.round, mine.turn))
-            if self.listening:
-                self.player.send(turn_for(mine, int(time_limit * 1000), mover))
+            conn = self._listener()
+            if conn is not None:
+                conn.send(turn_for(mine, int(time_limit * 1000), mover))
         else:
             self.slot.close()
-            if self.listening:
-                self.player.send_bytes(self.table.public_turn)
+            conn = self._listener()
+            if conn is not None:
+                conn.send_bytes(self.table.public_turn)
 
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         return self.slot.take()
