@@ -52,7 +52,7 @@ class Referee:
         time_limit: Callable[[int], float],
         policy: Policy | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
-        on_turn: Callable[[int, float], None] | None = None,
+        on_turn: Callable[[int, float, View], None] | None = None,
     ) -> None:
         if len(seats) != match.seat_count:
             raise ValueError(f"{len(seats)} seats for a match of {match.seat_count}")
@@ -68,6 +68,8 @@ class Referee:
         self._waiting: asyncio.Future[Move] | None = None
         self._waiting_for: int | None = None
         self._interrupt: str | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
 
     # -- running ----------------------------------------------------------------
 
@@ -77,22 +79,27 @@ class Referee:
         if not match.started:
             self._publish(match.start())
         loop = asyncio.get_running_loop()
-        while not match.over:
-            mover = match.to_move
-            limit = self.time_limit(mover)
-            self.deadline = loop.time() + limit
-            view = match.view(mover)
-            self._announce(mover, limit, view)
-            events = await self._get_move(mover, view)
-            if events:
-                self._publish(events)
-                self._check_forfeit(mover)
+        try:
+            while not match.over:
+                mover = match.to_move
+                limit = self.time_limit(mover)
+                self.deadline = loop.time() + limit
+                view = match.view(mover)
+                self._announce(mover, limit, view)
+                events = await self._get_move(mover, view)
+                if events:
+                    self._publish(events)
+                    self._check_forfeit(mover)
+        finally:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
         self.deadline = None
         return match
 
     def _announce(self, mover: int, limit: float, mover_view: View) -> None:
         if self._on_turn:
-            self._on_turn(mover, limit)
+            self._on_turn(mover, limit, mover_view)
         view = self.match.view
         for i, seat in enumerate(self.seats):
             seat.send_turn(
@@ -100,8 +107,9 @@ class Referee:
             )
 
     def _publish(self, events: list[Event]) -> None:
+        copies = [e.seen_by_all(len(self.seats)) for e in events]
         for i, seat in enumerate(self.seats):
-            seat.send([e.seen_by(i) for e in events])
+            seat.send([c[i] for c in copies])
         if self._on_events:
             self._on_events(events)
 
@@ -126,7 +134,7 @@ class Referee:
             self._waiting = waiting
             self._waiting_for = mover
             self._interrupt = None
-            timer = loop.call_at(deadline, self._time_up, waiting)
+            self._arm(loop, deadline)
             try:
                 move = await waiting
             except SeatFailed:
@@ -143,7 +151,6 @@ class Referee:
                 waiting.cancel()
                 raise
             finally:
-                timer.cancel()
                 self._waiting = None
                 self._waiting_for = None
             if loop.time() - started > remaining:
@@ -161,10 +168,30 @@ class Referee:
             seat.verdict(None)
             return events
 
-    def _time_up(self, waiting: asyncio.Future[Move]) -> None:
-        if not waiting.done():
-            self._interrupt = "timeout"
-            waiting.cancel()
+    def _arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        """See that the timer goes off by ``deadline``.
+
+        One timer serves every move: it is left running when a move comes in,
+        and as each move's deadline is later than the last one's, most moves
+        need no timer of their own. When it goes off before the deadline of
+        the move now awaited, it is set again for that deadline.
+        """
+        if self._timer is None or self._timer_at > deadline:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = loop.call_at(deadline, self._time_up)
+            self._timer_at = deadline
+
+    def _time_up(self) -> None:
+        self._timer = None
+        waiting = self._waiting
+        if waiting is None or waiting.done() or self.deadline is None:
+            return
+        if self.deadline > self._timer_at:  # set for an earlier move: this one has time left
+            self._arm(asyncio.get_running_loop(), self.deadline)
+            return
+        self._interrupt = "timeout"
+        waiting.cancel()
 
     def _check_forfeit(self, seat: int) -> None:
         limit = self.policy.max_faults

@@ -19,6 +19,16 @@ class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", omit_defaul
         """The copy of this event that ``seat`` may see (public events are shared)."""
         return self
 
+    def seen_by_all(self, seats: int) -> list[Event]:
+        """``seen_by`` for seats ``0 .. seats-1``, then for a spectator (the last item).
+
+        Copies with the same content are the same object, so that an edge can
+        encode each distinct copy once.
+        """
+        if type(self).seen_by is Event.seen_by:
+            return [self] * (seats + 1)
+        return [self.seen_by(seat) for seat in range(seats)] + [self.seen_by(None)]
+
 
 class MatchStarted(Event, frozen=True, tag="match_start"):
     seats: tuple[str, ...]
@@ -28,6 +38,9 @@ class MatchStarted(Event, frozen=True, tag="match_start"):
 
     def seen_by(self, seat: int | None) -> Event:
         return self if self.seed is None else msgspec.structs.replace(self, seed=None)
+
+    def seen_by_all(self, seats: int) -> list[Event]:
+        return [self.seen_by(None)] * (seats + 1)
 
 
 class RoundStarted(Event, frozen=True, tag="round_start"):
@@ -63,6 +76,12 @@ class Played(Event, frozen=True, tag="played"):
             return self
         return msgspec.structs.replace(self, drawn=None)
 
+    def seen_by_all(self, seats: int) -> list[Event]:
+        if self.drawn is None:
+            return [self] * (seats + 1)
+        public: Event = msgspec.structs.replace(self, drawn=None)
+        return [self if seat == self.seat else public for seat in range(seats)] + [public]
+
 
 class Reshuffled(Event, frozen=True, tag="reshuffled"):
     """The dead pile became the new closed deck."""
@@ -73,6 +92,9 @@ class Reshuffled(Event, frozen=True, tag="reshuffled"):
 
     def seen_by(self, seat: int | None) -> Event:
         return msgspec.structs.replace(self, deck=None)
+
+    def seen_by_all(self, seats: int) -> list[Event]:
+        return [self.seen_by(None)] * (seats + 1)
 
 
 class Declared(Event, frozen=True, tag="declared"):

@@ -1,15 +1,17 @@
 """Which groups of cards may be discarded together.
 
 Two independent paths on purpose: ``explain_discard`` judges any list of cards
-and says why it fails; ``hand_info`` enumerates every legal group of a hand
-(at most five cards) once and caches it by the hand's bit mask, which is what
-makes the turn loop fast. Tests check that the two agree.
+and says why it fails; ``hand_info`` lists every legal group of a hand (at
+most five cards) once and caches it by the hand's bit mask, which is what makes
+the turn loop fast. It looks each of the hand's 31 subsets up in a table of all
+legal groups of the pack (some 16,000, built from the rules once). Tests check
+that the two agree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, product
 
 import msgspec
 
@@ -96,19 +98,32 @@ class HandInfo(msgspec.Struct, frozen=True, gc=False):
 
 
 def _new_hand(mask: int, same_suit: bool) -> HandInfo:
+    legal = _legal_groups(same_suit)
+    groups: list[int] = []
+    values: list[int] = []
+    sub = mask
+    while sub:  # every non-empty subset of the hand, largest mask first
+        value = legal.get(sub)
+        if value is not None:
+            groups.append(sub)
+            values.append(value)
+        sub = (sub - 1) & mask
+    groups.reverse()
+    values.reverse()
     cards = cards_of(mask)
     rank_mask = 0
+    total = 0
     for c in cards:
         rank_mask |= 1 << RANK[c]
-    groups = sorted(_find_groups(cards, same_suit))
+        total += VALUE[c]
     info = HandInfo(
         mask,
         cards,
-        sum([VALUE[c] for c in cards]),
+        total,
         rank_mask,
         tuple(groups),
         {g: i for i, g in enumerate(groups)},
-        tuple([sum([VALUE[c] for c in group_cards(g)]) for g in groups]),
+        tuple(values),
     )
     cache = _HANDS[same_suit]
     if len(cache) >= HAND_CACHE_SIZE:
@@ -153,33 +168,43 @@ def group_names(mask: int) -> tuple[str, ...]:
     return names
 
 
-def _find_groups(cards: tuple[Card, ...], same_suit: bool) -> list[int]:
-    groups = [BIT[c] for c in cards]
-    by_rank: dict[int, list[int]] = {}
-    for c in cards:
-        by_rank.setdefault(RANK[c], []).append(c)
-    for same in by_rank.values():
-        if len(same) >= 2:
-            groups.extend(BIT[a] | BIT[b] for a, b in combinations(same, 2))
-            if len(same) == 4:
-                groups.append(BIT[same[0]] | BIT[same[1]] | BIT[same[2]] | BIT[same[3]])
-    if len(by_rank) >= 3:
-        for low in range(1, 13):  # low, low+1, low+2; "14" is the Ace after a King
-            r1 = by_rank.get(low)
-            r2 = by_rank.get(low + 1)
-            r3 = by_rank.get(1 if low == 12 else low + 2)
-            if r1 and r2 and r3:
-                for a in r1:
-                    for b in r2:
-                        for z in r3:
-                            if not same_suit or (a & 3) == (b & 3) == (z & 3):
-                                groups.append(BIT[a] | BIT[b] | BIT[z])
-    if len(cards) == 5 and len(by_rank) == 5:
-        one_suit = len({c & 3 for c in cards}) == 1
-        ranks = sorted(by_rank)
-        if one_suit or (not same_suit and _consecutive(ranks)):
-            groups.append(sum(BIT[c] for c in cards))
-    return groups
+_LEGAL: dict[bool, dict[int, int]] = {}
+
+
+def _legal_groups(same_suit: bool) -> dict[int, int]:
+    """Every legal group of the pack, as mask -> the points of its cards (built once)."""
+    table = _LEGAL.get(same_suit)
+    if table is None:
+        table = _LEGAL[same_suit] = _build_legal_groups(same_suit)
+    return table
+
+
+def _build_legal_groups(same_suit: bool) -> dict[int, int]:
+    table: dict[int, int] = {}
+
+    def add(cards: Sequence[int]) -> None:
+        mask = 0
+        for c in cards:
+            mask |= BIT[c]
+        table[mask] = sum([VALUE[c] for c in cards])
+
+    of_rank = {rank: [(rank - 1) * 4 + suit for suit in range(4)] for rank in range(1, 14)}
+    for card in range(52):
+        add((card,))
+    for same in of_rank.values():
+        for pair in combinations(same, 2):
+            add(pair)
+        add(same)
+    for length in (3, 5):  # runs, Ace low or (as "14", after the King) high
+        for low in range(1, 16 - length):
+            ranks = [1 if r == 14 else r for r in range(low, low + length)]
+            for run in product(*(of_rank[r] for r in ranks)):
+                if not same_suit or len({c & 3 for c in run}) == 1:
+                    add(run)
+    for suit in range(4):
+        for flush in combinations(range(suit, 52, 4), 5):
+            add(flush)
+    return table
 
 
 def legal_discards(hand: Sequence[int], rules: Rules = STANDARD) -> list[tuple[Card, ...]]:

@@ -7,6 +7,8 @@ it caused, or raises an ``IllegalMove`` and changes nothing.
 
 from __future__ import annotations
 
+import math
+import os
 import random
 from collections.abc import Callable, Iterable, Sequence
 
@@ -30,6 +32,27 @@ from .view import View
 
 Shuffler = Callable[[list[int]], None]
 """Shuffles a list of card indices in place."""
+
+
+def secure_shuffle(cards: list[int]) -> None:
+    """Shuffle in place from the OS's secure randomness, read in one call.
+
+    A uniform integer below ``n!`` (drawn by rejection, so exactly uniform) is
+    read digit by digit in the mixed radix ``n, n-1, ..., 2``: each digit is an
+    independent uniform choice for one step of a Fisher-Yates shuffle.
+    ``random.SystemRandom().shuffle`` does the same with a system call per card.
+    """
+    n = len(cards)
+    orders = math.factorial(n)
+    size = (orders.bit_length() + 7) // 8 + 8  # spare bytes: a retry is all but never needed
+    limit = (1 << (8 * size)) // orders * orders
+    while True:
+        x = int.from_bytes(os.urandom(size))
+        if x < limit:
+            break
+    for i in range(n - 1, 0, -1):
+        x, j = divmod(x, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 class ScriptedShuffler:
@@ -69,7 +92,7 @@ class Match:
         self.rules = rules
         self.seed = seed
         if shuffler is None:
-            shuffler = (random.Random(seed) if seed is not None else random.SystemRandom()).shuffle
+            shuffler = random.Random(seed).shuffle if seed is not None else secure_shuffle
         self._shuffle = shuffler
         self._same_suit = rules.runs_same_suit
         self.scores = [0] * n

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from game import NAMES, Declare, Move, Play, Standing, View
 from game.cards import BY_NAME
+from game.groups import group_names
 
 from . import errors
 from .messages import DeclareMove, MatchState, PlayMove, Turn
@@ -49,17 +50,36 @@ def _names(cards: tuple[int, ...]) -> list[str]:
 
 def turn_for(view: View, time_ms: int, mover: int) -> Turn:
     """The ``turn`` message as ``view``'s seat receives it (the mover's copy has its hand)."""
-    mine = view.seat == mover
+    if view.seat != mover:
+        return public_turn(view, time_ms, mover)
     return Turn(
         seat=mover,
         round=view.round,
         turn=view.turn,
         time_ms=time_ms,
         open=_names(view.open),
-        can_declare=mine and view.can_declare,
+        can_declare=view.can_declare,
         can_draw=view.can_draw,
-        hand=_names(view.hand) if mine else None,
-        legal=[_names(g) for g in view.legal_discards] if mine else None,
+        hand=_names(view.hand),
+        legal=list(map(group_names, view.legal_groups)),
+    )
+
+
+def public_turn(view: View, time_ms: int, mover: int) -> Turn:
+    """The ``turn`` message as everyone but the mover receives it.
+
+    Built from public fields only (round, turn, open cards, whether one can
+    draw), so any seat's view gives the same message: it may be encoded once
+    for every seat but the mover and every spectator.
+    """
+    return Turn(
+        seat=mover,
+        round=view.round,
+        turn=view.turn,
+        time_ms=time_ms,
+        open=_names(view.open),
+        can_declare=False,
+        can_draw=view.can_draw,
     )
 
 
@@ -83,7 +103,7 @@ def match_state(view: View, time_ms: int, standings: list[Standing] | None = Non
         hand_total=view.hand_total,
         can_declare=view.can_declare,
         can_draw=view.can_draw,
-        legal=[_names(g) for g in view.legal_discards] if mine else None,
+        legal=list(map(group_names, view.legal_groups)) if mine else None,
         over=view.over,
         standings=standings,
     )

@@ -229,7 +229,7 @@ class Turn(Message, tag="turn"):
     """False only when neither the deck nor the dead pile has a card: take an open card."""
     hand: list[str] | None = None
     """Only in the mover's copy: its hand."""
-    legal: list[list[str]] | None = None
+    legal: list[tuple[str, ...]] | None = None
     """Only in the mover's copy: every legal discard from its hand."""
 
 
@@ -252,7 +252,7 @@ class MatchState(msgspec.Struct, omit_defaults=True, gc=False):
     hand_total: int
     can_declare: bool
     can_draw: bool
-    legal: list[list[str]] | None = None
+    legal: list[tuple[str, ...]] | None = None
     over: bool = False
     standings: list[Standing] | None = None
 

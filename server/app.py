@@ -27,6 +27,7 @@ class Server:
         self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
         self._saves: set[asyncio.Future[int]] = set()
+        self._unflushed: list[Connection] = []
         self.stopped = asyncio.Event()
 
     @property
@@ -79,6 +80,18 @@ class Server:
             return False
         self.connections.add(conn)
         return True
+
+    def flush_soon(self, conn: Connection) -> None:
+        """Have ``conn`` write its queued frames at the end of this pass of the loop:
+        one callback for every connection with something to send, not one each."""
+        if not self._unflushed:
+            self.loop.call_soon(self._flush)
+        self._unflushed.append(conn)
+
+    def _flush(self) -> None:
+        unflushed, self._unflushed = self._unflushed, []
+        for conn in unflushed:
+            conn.flush()
 
     def forget(self, conn: Connection) -> None:
         self.connections.discard(conn)

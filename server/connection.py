@@ -157,10 +157,11 @@ class Connection(asyncio.Protocol):
         if self.closed:
             return
         if not self._out:
-            self.server.loop.call_soon(self._flush)
+            self.server.flush_soon(self)
         self._out.append(data)
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Write what is queued (the server calls this once per pass of the loop)."""
         transport = self.transport
         out, self._out = self._out, []
         if self.closed or transport is None or transport.is_closing():
@@ -187,7 +188,7 @@ class Connection(asyncio.Protocol):
     def close(self) -> None:
         if self.closed:
             return
-        self._flush()  # what was queued (a last error, a goodbye) still goes out
+        self.flush()  # what was queued (a last error, a goodbye) still goes out
         self.closed = True
         self._cancel_timers()
         if self.transport is not None:

@@ -17,7 +17,7 @@ from bots.referee import Policy, Referee
 from bots.seat import BotSeat, MoveSlot, Seat
 from game import Event, IllegalMove, Match, Move, Rules, View
 from protocol import encode, errors
-from protocol.convert import match_state, turn_for
+from protocol.convert import match_state, public_turn, turn_for
 from protocol.errors import ProtocolError
 from protocol.messages import (
     Error,
@@ -33,6 +33,7 @@ from protocol.messages import (
 
 if TYPE_CHECKING:
     from .app import Server
+    from .connection import Connection
     from .players import Player
 
 log = logging.getLogger("leastscore.server")
@@ -64,23 +65,34 @@ class RemoteSeat:
 
     @property
     def listening(self) -> bool:
-        return self.player.connected and self.player.table is self.table
+        return self._listener() is not None
+
+    def _listener(self) -> Connection | None:
+        """The player's connection while it is open and the player is at this table."""
+        player = self.player
+        conn = player.conn
+        if conn is None or conn.closed or player.table is not self.table:
+            return None
+        return conn
 
     def send(self, events: Sequence[Event]) -> None:
-        if self.listening:
+        conn = self._listener()
+        if conn is not None:
             for event in events:
-                self.player.send_bytes(_encoded(event))
+                conn.send_bytes(_encoded(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
             mine = view()
             self.slot.open((mine.round, mine.turn))
-            if self.listening:
-                self.player.send(turn_for(mine, int(time_limit * 1000), mover))
+            conn = self._listener()
+            if conn is not None:
+                conn.send(turn_for(mine, int(time_limit * 1000), mover))
         else:
             self.slot.close()
-            if self.listening:
-                self.player.send_bytes(self.table.public_turn)
+            conn = self._listener()
+            if conn is not None:
+                conn.send_bytes(self.table.public_turn)
 
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         return self.slot.take()
@@ -352,10 +364,9 @@ class Table:
                 for event in events:
                     player.send_bytes(_encoded(event.seen_by(None)))
 
-    def _turn_announced(self, mover: int, time_limit: float) -> None:
+    def _turn_announced(self, mover: int, time_limit: float, view: View) -> None:
         """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
-        assert self.match is not None
-        data = encode(turn_for(self.match.view(None), int(time_limit * 1000), mover))
+        data = encode(public_turn(view, int(time_limit * 1000), mover))
         self.public_turn = data
         for player in self.spectators:
             if player.connected:

@@ -69,6 +69,31 @@ async def test_crash_illegal_and_timeout_get_the_automatic_move():
     assert ref2.faults[1].timeouts == 1
 
 
+class Slow(GreedyBot):
+    """Takes ``pause`` seconds over every move of the first round."""
+
+    def __init__(self, pause: float) -> None:
+        super().__init__()
+        self.pause = pause
+
+    async def choose(self, view: View) -> Move:  # type: ignore[override]
+        if view.round == 1:
+            await asyncio.sleep(self.pause)
+        return super().choose(view)
+
+
+async def test_each_move_has_its_own_deadline():
+    # Moves slower than a move's limit together, but each within its own: no timeouts.
+    match = Match(2, Rules(threshold=20), seed=3)
+    ref = await referee_run(match, bots(Slow(0.15), Slow(0.15)), limit=0.4)
+    assert match.over and all(f.timeouts == 0 for f in ref.faults)
+    # A short limit after a long one still cuts the slow seat off in time.
+    match2 = Match(2, Rules(threshold=20), seed=3)
+    ref2 = Referee(match2, bots(GreedyBot(), Sleeper()), time_limit=lambda s: (30, 0.2)[s])
+    await asyncio.wait_for(ref2.run(), 20)
+    assert ref2.faults[1].timeouts == 1
+
+
 async def test_too_many_faults_forfeit_the_match():
     match = Match(3, Rules(threshold=50), seed=4)
 

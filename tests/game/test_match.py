@@ -24,6 +24,7 @@ from game import (
     replay,
 )
 from game.cards import FULL_DECK, mask_of
+from game.match import secure_shuffle
 
 from .helpers import rigged_match, rigged_order
 
@@ -315,3 +316,17 @@ def test_resign_mid_round_and_standings():
     # the survivor wins; forfeits rank below, the latest forfeit highest
     assert [s.seat for s in end.standings] == [2, 0, 3, 1]
     assert replay(m.log) == m.log
+
+
+def test_secure_shuffle_keeps_the_cards_and_reaches_every_order():
+    seen = set()
+    for _ in range(600):
+        cards = [0, 1, 2, 3]
+        secure_shuffle(cards)
+        assert sorted(cards) == [0, 1, 2, 3]
+        seen.add(tuple(cards))
+    assert len(seen) == 24  # missing one of 24 orders in 600 fair draws: about 1e-9
+    for n in (0, 1, 52):
+        cards = list(range(n))
+        secure_shuffle(cards)
+        assert sorted(cards) == list(range(n))

@@ -163,6 +163,18 @@ def test_no_view_or_event_copy_shows_another_hand(args):
 
 @fast
 @given(matches)
+def test_copies_for_all_seats_are_the_copies_for_each(args):
+    m = play(*args)
+    for event in m.log:
+        copies = event.seen_by_all(m.seat_count)
+        assert copies == [event.seen_by(s) for s in range(m.seat_count)] + [event.seen_by(None)]
+        if isinstance(event, Played):  # the public copy is one object, encoded once
+            public = [c for i, c in enumerate(copies) if i != event.seat]
+            assert all(c is public[0] for c in public)
+
+
+@fast
+@given(matches)
 def test_same_seed_same_moves_same_log_and_logs_replay(args):
     first = play(*args)
     second = play(*args)
