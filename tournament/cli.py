@@ -71,6 +71,11 @@ def _rule(text: str) -> tuple[str, Any]:
 @click.option("--gauntlet", metavar="NAME", help="Play NAME against all the others only.")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes  [default: cores]")
 @click.option(
+    "--affinity/--no-affinity",
+    default=None,
+    help="Give each worker (and its programs) a core of its own  [default: on, Linux]",
+)
+@click.option(
     "--move-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
@@ -115,6 +120,7 @@ def tournament(
     seed: int | None,
     gauntlet: str | None,
     workers: int | None,
+    affinity: bool | None,
     move_time: float | None,
     startup_time: float | None,
     max_faults: int | None,
@@ -201,15 +207,27 @@ def tournament(
             except ValueError as e:
                 raise click.ClickException(str(e)) from None
     workers = workers or file_settings.get("workers") or os.cpu_count() or 1
+    if affinity is None:
+        affinity = file_settings.get("affinity", True)
+        if not isinstance(affinity, bool):
+            raise click.ClickException("affinity must be true or false")
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
-    code = run_tournament(config, store, workers=workers, output=output, quiet=quiet)
+    code = run_tournament(
+        config, store, workers=workers, affinity=affinity, output=output, quiet=quiet
+    )
     ctx.exit(code)
 
 
 def run_tournament(
-    config: TournamentConfig, store: Store | None, *, workers: int, output: str, quiet: bool
+    config: TournamentConfig,
+    store: Store | None,
+    *,
+    workers: int,
+    affinity: bool = True,
+    output: str,
+    quiet: bool,
 ) -> int:
     """Play what is left, show progress, write the reports; the exit code."""
     from rich.console import Console, Group
@@ -265,7 +283,14 @@ def run_tournament(
         for name, token in hall.tokens().items():
             err.print(f"  {name}: " + ("the token in its spec" if chosen.get(name) else token))
 
-    runner = Runner(config, workers=workers, store=store, on_result=on_result, on_hall=on_hall)
+    runner = Runner(
+        config,
+        workers=workers,
+        affinity=affinity,
+        store=store,
+        on_result=on_result,
+        on_hall=on_hall,
+    )
     show = err.is_terminal and not quiet
     started = time.perf_counter()
     interrupted = False

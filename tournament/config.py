@@ -110,6 +110,7 @@ SETTINGS = {
     "max_faults",
     "listen",
     "workers",
+    "affinity",
     "format",
     "out",
 }

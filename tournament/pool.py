@@ -45,8 +45,11 @@ READY = b""
 OnResult = Callable[[bytes, MatchResult], None]
 
 
-def _worker(conn: Connection, definition: bytes, out: str | None) -> None:
+def _worker(conn: Connection, definition: bytes, out: str | None, core: int | None) -> None:
     """A worker's whole life: play the fixtures it is sent until told to stop."""
+    if core is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {core})  # its programs inherit it: see worker_cores
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the runner's to handle
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     if hasattr(os, "setpgid"):
@@ -94,8 +97,10 @@ class Workers:
         definition: bytes,
         out: str | None,
         on_result: OnResult,
+        affinity: bool = True,
     ) -> None:
         self.count = count
+        self._cores = worker_cores(count) if affinity else None
         self._definition = definition
         self._out = out
         self._on_result = on_result
@@ -131,7 +136,7 @@ class Workers:
         ours, theirs = self._context.Pipe()
         process = self._context.Process(
             target=_worker,
-            args=(theirs, self._definition, self._out),
+            args=(theirs, self._definition, self._out, self._core(number)),
             name=f"leastscore-worker-{number}",
             daemon=True,
         )
@@ -144,6 +149,9 @@ class Workers:
         thread.start()
         self._threads.append(thread)
         self._deal(worker)
+
+    def _core(self, number: int) -> int | None:
+        return None if self._cores is None else self._cores[number]
 
     def _listen(self, worker: _Worker) -> None:
         """In a thread: hand everything a worker says to the loop, then its end.
@@ -251,3 +259,14 @@ def _end_group(process: BaseProcess) -> None:
         return
     with contextlib.suppress(OSError):  # nothing left (or not ours): fine
         os.killpg(process.pid, signal.SIGKILL)
+
+
+def worker_cores(count: int) -> list[int] | None:
+    """A core of its own for each worker, with the programs it starts, when there are
+    enough (Linux). A program and its worker take turns, never run at once: on one
+    core, each hand-over is a switch on that core instead of a wake-up of another,
+    which halves the cost of a move over stdio on an otherwise idle machine."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    cores = sorted(os.sched_getaffinity(0))
+    return cores[:count] if count <= len(cores) else None

@@ -33,12 +33,14 @@ class Runner:
         config: TournamentConfig,
         *,
         workers: int = 1,
+        affinity: bool = True,
         store: Store | None = None,
         on_result: Callable[[MatchResult], None] | None = None,
         on_hall: Callable[[Server, Hall], None] | None = None,
     ) -> None:
         self.config = config
         self.workers = max(1, workers)
+        self.affinity = affinity
         self.store = store
         self._on_result = on_result
         self._on_hall = on_hall
@@ -65,7 +67,9 @@ class Runner:
         out = str(self.store.path) if self.store is not None else None
         stderr_dir = Path(out, "programs") if out is not None else None
         lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall)
-        self.pool = Workers(self.workers, configs.dump(config), out, self._record)
+        self.pool = Workers(
+            self.workers, configs.dump(config), out, self._record, affinity=self.affinity
+        )
         lanes = [
             asyncio.ensure_future(self._play_here(here, lineup)),
             asyncio.ensure_future(self.pool.run(there)),

@@ -14,7 +14,7 @@ import pytest
 
 from game import read_log, replay
 
-from .helpers import bots, tournament
+from .helpers import HERE, bots, tournament
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -103,3 +103,31 @@ def test_resume_refuses_a_new_definition_and_out_refuses_a_used_directory(
     assert changed.returncode != 0 and "drop --seats" in changed.stderr
     nothing = tournament("--resume", str(tmp_path))
     assert nothing.returncode != 0 and "holds no tournament" in nothing.stderr
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs a choice of cores",
+)
+def test_each_worker_keeps_to_a_core_of_its_own_unless_told_not_to(tmp_path: Path) -> None:
+    where = HERE / "where.py"
+    seen: dict[str, set[str]] = {}
+    for flag in ("--affinity", "--no-affinity"):
+        notes = tmp_path / flag.strip("-")
+        notes.mkdir()
+        done = tournament(
+            *bots(me=f"python:{where}:CoreNoter", g="builtin:greedy"),
+            "--seats=2",
+            "--deals=4",
+            "--seed=5",
+            "--workers=2",
+            flag,
+            "--format=json",
+            env={"WHERE_DIR": str(notes)},
+        )
+        assert done.returncode == 0, done.stderr
+        seen[flag] = {p.read_text() for p in notes.iterdir()}
+    everywhere = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+    assert seen["--no-affinity"] == {everywhere}
+    pinned = seen["--affinity"]
+    assert len(pinned) == 2 and all("," not in cores for cores in pinned)  # one core each
