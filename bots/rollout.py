@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from game import Rules
@@ -127,19 +128,11 @@ def _pick(rng: random.Random, weights: list[float]) -> int:
 
 # -- fast players -------------------------------------------------------------
 
-_PLANS: tuple[dict[int, tuple[int, int, int]], dict[int, tuple[int, int, int]]] = ({}, {})
-PLAN_CACHE_SIZE = 1 << 17
 
-
+@lru_cache(maxsize=1 << 17)
 def plan(mask: int, same_suit: bool) -> tuple[int, int, int]:
     """(group to shed, hand total, ranks kept) for the most-points discard of a hand."""
-    cache = _PLANS[same_suit]
-    found = cache.get(mask)
-    if found is None:
-        if len(cache) >= PLAN_CACHE_SIZE:
-            cache.clear()
-        found = cache[mask] = _plan(mask, same_suit)
-    return found
+    return _plan(mask, same_suit)
 
 
 def _plan(mask: int, same_suit: bool) -> tuple[int, int, int]:

@@ -2,29 +2,19 @@
 
 ``best_shed`` is the value of the best legal group in a hand. It is asked for
 hundreds of hands a turn, so it is computed from ranks directly (no group list)
-and cached by mask, in its own cache so that the engine's hand cache is left alone.
+and cached by mask (bounded), apart from the engine's hand cache.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from game.cards import RANK, VALUE
 
-CACHE_SIZE = 1 << 18
-_SHED: tuple[dict[int, int], dict[int, int]] = ({}, {})
 
-
+@lru_cache(maxsize=1 << 18)
 def best_shed(mask: int, same_suit: bool = False) -> int:
     """The most points one legal discard from the hand ``mask`` removes."""
-    cache = _SHED[same_suit]
-    value = cache.get(mask)
-    if value is None:
-        if len(cache) >= CACHE_SIZE:
-            cache.clear()
-        value = cache[mask] = _best_shed(mask, same_suit)
-    return value
-
-
-def _best_shed(mask: int, same_suit: bool) -> int:
     return best_group(mask, same_suit)[1]
 
 
@@ -91,23 +81,16 @@ def _five_run(by_rank: dict[int, list[int]], same_suit: bool) -> bool:
 
 _RANK_VALUE = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 1)
 """Value by rank, 14 being the Ace played high."""
-_WITH: tuple[dict[int, tuple[int, ...]], dict[int, tuple[int, ...]]] = ({}, {})
-WITH_CACHE_SIZE = 1 << 15
 
 
+@lru_cache(maxsize=1 << 15)
 def shed_with(kept: int, same_suit: bool = False) -> tuple[int, ...]:
     """``best_shed(kept | card)`` for every card index (cards of ``kept`` give ``best_shed(kept)``).
 
     One table answers a whole deck draw: the caller averages it over the cards
     the deck may hold. ``kept`` holds at most four cards.
     """
-    cache = _WITH[same_suit]
-    table = cache.get(kept)
-    if table is None:
-        if len(cache) >= WITH_CACHE_SIZE:
-            cache.clear()
-        table = cache[kept] = _shed_with(kept, same_suit)
-    return table
+    return _shed_with(kept, same_suit)
 
 
 def _shed_with(kept: int, same_suit: bool) -> tuple[int, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
+
 from game import NAMES, Declare, Move, Play, Standing, View
 from game.cards import BY_NAME
 from game.groups import group_names
@@ -50,16 +52,12 @@ def _names(cards: tuple[int, ...]) -> list[str]:
 
 def turn_for(view: View, time_ms: int, mover: int) -> Turn:
     """The ``turn`` message as ``view``'s seat receives it (the mover's copy has its hand)."""
+    turn = public_turn(view, time_ms, mover)
     if view.seat != mover:
-        return public_turn(view, time_ms, mover)
-    return Turn(
-        seat=mover,
-        round=view.round,
-        turn=view.turn,
-        time_ms=time_ms,
-        open=_names(view.open),
+        return turn
+    return msgspec.structs.replace(
+        turn,
         can_declare=view.can_declare,
-        can_draw=view.can_draw,
         hand=_names(view.hand),
         legal=list(map(group_names, view.legal_groups)),
     )

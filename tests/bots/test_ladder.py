@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from bench.ladder import main as ladder_main
 from bench.ladder import play_deal, wilson
 from bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
-from bots.shedding import _best_shed, best_shed, shed_with
+from bots.shedding import best_group, best_shed, shed_with
 from bots.view import DealMemory
 from game import Declare, Match, Play, Rules
 from game.groups import hand_info
@@ -165,7 +165,7 @@ def test_shed_with_adds_each_card():
             table = shed_with(kept, same_suit)
             for card in range(52):
                 if not kept >> card & 1:
-                    assert table[card] == _best_shed(kept | 1 << card, same_suit)
+                    assert table[card] == best_group(kept | 1 << card, same_suit)[1]
 
 
 def test_wilson_interval():
