@@ -11,14 +11,14 @@ import click
 
 def _levels(values: tuple[str, ...]) -> list[str]:
     """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
-    from bots import BUILTIN
+    from bots import builtin
 
     levels = [v.strip() for value in values for v in value.split(",") if v.strip()]
     for level in levels:
-        if level not in BUILTIN:
-            raise click.BadParameter(
-                f"no built-in bot {level!r}; choose from {', '.join(BUILTIN)}", param_hint="--bots"
-            )
+        try:
+            builtin(level)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--bots") from None
     return levels
 
 

@@ -98,6 +98,8 @@ class ExpertBot(CounterBot):
         ``opponent_need``: the same for another seat that declares on estimates
         (None: the others only declare at their usual totals). ``equity_spread``: points
         left that make a player e (2.7) times as likely to win."""
+        if samples < 1:
+            raise ValueError("samples must be at least 1")
         super().__init__(seed, style)
         self.seed = seed
         self.samples = samples

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from . import BUILTIN
+from . import builtin
 from .base import Bot
 
 
@@ -73,10 +73,10 @@ def bot_factory(spec: str) -> Callable[[int | None], Bot]:
     """Makes fresh bots from ``FILE[:CLASS]`` or ``builtin:LEVEL``, each from a seed
     (passed on when the class takes one)."""
     if spec.startswith("builtin:"):
-        level = spec.partition(":")[2]
-        if level not in BUILTIN:
-            raise BadBotSpec(f"no built-in bot {level!r}; choose from {', '.join(BUILTIN)}")
-        return BUILTIN[level]
+        try:
+            return builtin(spec.partition(":")[2])
+        except ValueError as e:
+            raise BadBotSpec(str(e)) from None
     cls = load_bot_class(spec)
     try:
         params = inspect.signature(cls).parameters

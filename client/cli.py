@@ -48,10 +48,12 @@ def default_name() -> str:
 
 
 def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from bots import BUILTIN
+    from bots import builtin
 
-    if value not in BUILTIN:
-        raise click.BadParameter(f"choose from {', '.join(BUILTIN)}")
+    try:
+        builtin(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
     return value
 
 

@@ -238,7 +238,7 @@ class Table:
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
         make_bot(level)  # refuses unknown levels with a clear message
-        self.slots.append(Slot(f"{level.capitalize()} bot", level=level))
+        self.slots.append(Slot(f"{level.partition(':')[0].capitalize()} bot", level=level))
         self.changed()
         return len(self.slots) - 1
 
@@ -356,7 +356,8 @@ class Table:
 
     def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
         delay = self.server.config.bot_delay if paced else 0.0
-        return BotSeat(make_bot(level), name, threaded=level in THREADED_LEVELS, delay=delay)
+        threaded = level.partition(":")[0] in THREADED_LEVELS
+        return BotSeat(make_bot(level), name, threaded=threaded, delay=delay)
 
     def _watchers_see(self, events: list[Event]) -> None:
         for player in self.spectators:

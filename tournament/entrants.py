@@ -1,6 +1,6 @@
 """Entrants: a name and where its moves come from.
 
-    builtin:LEVEL          a built-in bot (``greedy``, ``random``, ...), in-process
+    builtin:LEVEL[:OPTS]   a built-in bot (``greedy``, ``expert:samples=96``, ...), in-process
     python:PATH[:CLASS]    a ``bots.Bot`` subclass from a Python file, in-process
     cmd:"COMMAND"          an external program speaking protocol v1 on stdin/stdout
     remote                 a bot that connects to the runner's server over TCP
@@ -20,7 +20,7 @@ from typing import Literal
 
 import msgspec
 
-from bots import BUILTIN, Bot, loader
+from bots import Bot, builtin, loader
 
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
@@ -90,8 +90,8 @@ def parse_spec(spec: str) -> tuple[Kind, str]:
         target = target[1:-1]
     if not target:
         raise ValueError(f"{spec!r}: nothing after '{kind}:'")
-    if kind == "builtin" and target not in BUILTIN:
-        raise ValueError(f"no built-in bot {target!r}; choose from {', '.join(BUILTIN)}")
+    if kind == "builtin":
+        builtin(target)  # a ValueError says what is wrong
     return kind, target
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from bots import BUILTIN, GreedyBot, make_bot
+from bots import BUILTIN, ExpertBot, GreedyBot, builtin, make_bot
 from bots.greedy import fits
 from game import Declare, Match, Play, Rules, parse_cards
 
@@ -22,6 +22,22 @@ def test_builtins_finish_matches_with_legal_moves(level, seats):
 def test_unknown_level():
     with pytest.raises(ValueError, match="no built-in bot 'godlike'"):
         make_bot("godlike")
+
+
+def test_a_builtin_takes_options_of_its_class():
+    bot = make_bot("expert:samples=8, time_budget=0.05,opponent_need=none", 3)
+    assert isinstance(bot, ExpertBot)
+    assert (bot.samples, bot.time_budget, bot.opponent_need) == (8, 0.05, None)
+    for spec, why in [
+        ("expert:depth=3", "expert has no option 'depth'; its options: samples, time_budget"),
+        ("expert:samples", "needs a value"),
+        ("expert:samples=many", "takes a number"),
+        ("expert:samples=0", "samples must be at least 1"),
+        ("greedy:samples=8", "greedy has no option 'samples'; its options: none"),
+        ("expert:seed=4", "no option 'seed'"),  # the seed is the schedule's, not an option
+    ]:
+        with pytest.raises(ValueError, match=why):
+            builtin(spec)
 
 
 def test_greedy_sheds_the_most_points_and_keeps_fits():

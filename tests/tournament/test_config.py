@@ -22,6 +22,8 @@ def test_entrant_specs():
     assert cmd.kind == "cmd" and cmd.argv() == ["./bot", "--fast"] and cmd.base == "/somewhere"
     assert parse_entrant("p=cmd:./bot -q").argv() == ["./bot", "-q"]
     assert parse_entrant("far=remote").kind == "remote"
+    tuned = bot_factory(parse_entrant("fast=builtin:expert:samples=6"))(1)
+    assert tuned.samples == 6  # type: ignore[attr-defined]
     assert parse_entrant("far=remote").token is None
     chosen = parse_entrant("far=remote:Xy-3_abcdefghijklmnop")
     assert chosen.token == "Xy-3_abcdefghijklmnop" and chosen.public_spec == "remote"
@@ -32,6 +34,7 @@ def test_entrant_specs():
         ("nameless", "NAME=SPEC"),
         ("=builtin:greedy", "name"),
         ("x=builtin:godlike", "no built-in bot"),
+        ("x=builtin:expert:depth=2", "expert has no option 'depth'"),
         ("x=perl:bot.pl", "not an entrant"),
         ("x=cmd:", "nothing after"),
         ("x=remote:secret", "at least 16"),  # too short to be a secret
