@@ -177,6 +177,15 @@ class CounterBot(Bot):
 
     def options(self, table: Table) -> list[Option]:
         """For each take (each open card, the deck), the discard that goes best with it."""
+        best: dict[int, Option] = {}
+        for option in self.plays(table):
+            if option.take not in best or option.cost < best[option.take].cost:
+                best[option.take] = option
+        assert best, "a player to move always has a legal play"
+        return list(best.values())
+
+    def plays(self, table: Table) -> list[Option]:
+        """Every legal play (each discard with each take), with its expected cost."""
         view = table.view
         same_suit = view.rules.runs_same_suit
         hand = view.hand_mask
@@ -185,7 +194,7 @@ class CounterBot(Bot):
         feeder = self.feed_costs(table, _next_seat(view))
         takes: list[int] = [int(c) for c in view.open]
         draw = view.can_draw and bool(table.deck)
-        best: dict[int, Option] = {}
+        plays: list[Option] = []
         for group in view.legal_groups:
             kept = hand ^ group
             kept_total = total - _mask_value(group)
@@ -194,17 +203,14 @@ class CounterBot(Bot):
             for card in takes:
                 new_total = kept_total + VALUE[card]
                 cost = new_total - keep_later * shed[card] + feed
-                if card not in best or cost < best[card].cost:
-                    best[card] = Option(cost, group, card, new_total)
+                plays.append(Option(cost, group, card, new_total))
             if draw:
                 sheds = 0.0
                 for drawn, p in table.deck:
                     sheds += p * shed[drawn]
                 cost = kept_total + table.deck_mean - keep_later * sheds + feed
-                if DECK not in best or cost < best[DECK].cost:
-                    best[DECK] = Option(cost, group, DECK, kept_total + table.deck_mean)
-        assert best, "a player to move always has a legal play"
-        return list(best.values())
+                plays.append(Option(cost, group, DECK, kept_total + table.deck_mean))
+        return plays
 
     def feed_costs(self, table: Table, next_seat: int | None) -> Callable[[int], float]:
         """What a discard is worth to the next player: a card below the deck's average,

@@ -279,15 +279,13 @@ def play_out(
     active: list[int],
     declarers: list[Declarer],
     rng: random.Random,
-    until: int = -1,
     turn_limit: int = 80,
 ) -> Outcome | None:
     """Play on with cheap players, each declaring as its ``Declarer`` says; every
     watcher sees every play.
 
-    Plays to the round's end, or only until seat ``until`` is to move again. None
-    when it stops there, or when the round runs past ``turn_limit`` moves (or the
-    table's limit): void.
+    Plays to the round's end. None when the round runs past ``turn_limit`` moves
+    (or the table's limit): void.
     """
     same_suit = rules.runs_same_suit
     limit = rules.declare_limit
@@ -297,8 +295,6 @@ def play_out(
     stop = min(rules.max_turns, deal.turn + turn_limit)
     while deal.turn < stop:
         seat = deal.to_move
-        if seat == until:
-            return None
         group, total, kept = plan(deal.hands[seat], same_suit)
         if deal.turns[seat] and (limit is None or total <= limit):
             rule = declarers[seat]

@@ -122,8 +122,8 @@ PUBLIC_MOVES = [
 
 
 def sampling_expert(seed: int | None) -> ExpertBot:
-    """An expert that samples every take and the declaration, so the sampling is checked too."""
-    return ExpertBot(seed, take_margin=100.0, declare_floor=0.0)
+    """An expert that samples every play and the declaration, so the sampling is checked too."""
+    return ExpertBot(seed, play_margin=100.0, declare_floor=0.0)
 
 
 @pytest.mark.parametrize("maker", [CounterBot, ExpertBot, sampling_expert])
