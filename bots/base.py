@@ -17,6 +17,8 @@ class Bot:
     """
 
     name = "bot"
+    heavy = False
+    """True when ``choose`` may take milliseconds: a server runs it off its event loop."""
 
     def choose(self, view: BotView) -> Move:
         raise NotImplementedError

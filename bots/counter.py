@@ -103,6 +103,7 @@ class Option(NamedTuple):
 
 class CounterBot(Bot):
     name = "counter"
+    heavy = True
 
     def __init__(self, seed: int | None = None, style: CounterStyle | None = None) -> None:
         """``seed`` is accepted like every built-in's; counter draws no random numbers."""

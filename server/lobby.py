@@ -7,7 +7,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bots import builtin
 from game import Rules
 from protocol import SUPPORTED, errors, negotiate
 from protocol.convert import move_from_wire, stamp_of
@@ -174,10 +173,6 @@ class Lobby:
         table = self._table_of(player, msg.id)
         if player is not table.owner:
             raise ProtocolError(errors.NOT_ALLOWED, "only the table's creator adds bots", msg.id)
-        try:
-            builtin(msg.level)
-        except ValueError as e:
-            raise ProtocolError(errors.BAD_MESSAGE, str(e), msg.id) from None
         try:
             seat = table.add_bot(msg.level)
         except ProtocolError as e:

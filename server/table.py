@@ -38,9 +38,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leastscore.server")
 
-THREADED_LEVELS = frozenset({"counter", "expert"})
-"""Built-in levels that think long enough to run off the event loop."""
-
 
 @dataclass
 class Slot:
@@ -237,8 +234,11 @@ class Table:
             raise ProtocolError(errors.MATCH_RUNNING, "a match is being played")
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
-        make_bot(level)  # refuses unknown levels with a clear message
-        self.slots.append(Slot(f"{level.partition(':')[0].capitalize()} bot", level=level))
+        try:
+            bot = make_bot(level)
+        except ValueError as e:
+            raise ProtocolError(errors.BAD_MESSAGE, str(e)) from None
+        self.slots.append(Slot(f"{bot.name.capitalize()} bot", level=level))
         self.changed()
         return len(self.slots) - 1
 
@@ -356,8 +356,8 @@ class Table:
 
     def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
         delay = self.server.config.bot_delay if paced else 0.0
-        threaded = level.partition(":")[0] in THREADED_LEVELS
-        return BotSeat(make_bot(level), name, threaded=threaded, delay=delay)
+        bot = make_bot(level)
+        return BotSeat(bot, name, threaded=bot.heavy, delay=delay)
 
     def _watchers_see(self, events: list[Event]) -> None:
         for player in self.spectators:
