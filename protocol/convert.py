@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from game import NAMES, Declare, Move, Play, Standing, View
 from game.cards import BY_NAME
 from game.groups import group_names
@@ -52,11 +50,12 @@ def _names(cards: tuple[int, ...]) -> list[str]:
 
 def turn_for(view: View, time_ms: int, mover: int) -> Turn:
     """The ``turn`` message as ``view``'s seat receives it (the mover's copy has its hand)."""
-    turn = public_turn(view, time_ms, mover)
     if view.seat != mover:
-        return turn
-    return msgspec.structs.replace(
-        turn,
+        return public_turn(view, time_ms, mover)
+    return _turn(
+        view,
+        time_ms,
+        mover,
         can_declare=view.can_declare,
         hand=_names(view.hand),
         legal=list(map(group_names, view.legal_groups)),
@@ -70,14 +69,27 @@ def public_turn(view: View, time_ms: int, mover: int) -> Turn:
     draw), so any seat's view gives the same message: it may be encoded once
     for every seat but the mover and every spectator.
     """
+    return _turn(view, time_ms, mover)
+
+
+def _turn(
+    view: View,
+    time_ms: int,
+    mover: int,
+    can_declare: bool = False,
+    hand: list[str] | None = None,
+    legal: list[tuple[str, ...]] | None = None,
+) -> Turn:
     return Turn(
         seat=mover,
         round=view.round,
         turn=view.turn,
         time_ms=time_ms,
         open=_names(view.open),
-        can_declare=False,
+        can_declare=can_declare,
         can_draw=view.can_draw,
+        hand=hand,
+        legal=legal,
     )
 
 
