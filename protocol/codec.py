@@ -14,7 +14,7 @@ import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, ClientMessage, Message
+from .messages import CLIENT_TYPES, SERVER_TYPES, Message
 
 
 def _refuse_ext(code: int, data: memoryview) -> Any:
@@ -22,10 +22,6 @@ def _refuse_ext(code: int, data: memoryview) -> Any:
 
 
 _raw = msgspec.msgpack.Decoder(ext_hook=_refuse_ext)
-_typed = msgspec.msgpack.Decoder(ClientMessage, ext_hook=_refuse_ext)
-_EXT_HEADS = b"\xc7\xc8\xc9\xd4\xd5\xd6\xd7\xd8"
-_NOT_EXT_HEADS = bytes(b for b in range(256) if b not in _EXT_HEADS)
-"""Bytes other than the first byte of a MessagePack extension type."""
 _encoder = msgspec.msgpack.Encoder()
 
 
@@ -67,14 +63,6 @@ def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
 
 def decode_client(body: bytes) -> Message:
     """A client's frame body as a typed message, or ``ProtocolError`` saying why not."""
-    # Not when the frame holds a byte that may start an extension type: the typed
-    # decoder skips unknown fields unread, and would not refuse one there.
-    if not body.translate(None, _NOT_EXT_HEADS):
-        try:
-            message: Message = _typed.decode(body)  # the common case, in one step
-            return message
-        except (msgspec.DecodeError, ValueError, RecursionError):
-            pass  # find out exactly what is wrong, envelope first
     obj, kind, msg_id = _envelope(body)
     cls = CLIENT_TYPES.get(kind)
     if cls is None:

@@ -1,4 +1,4 @@
-"""decode_client reads a frame in one step when it can; the answer is the envelope path's."""
+"""decode_client: every frame, good or broken, gets the answer of the envelope-first path."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def outcome(decode: Any, body: bytes) -> Any:
 
 
 @pytest.mark.parametrize("frame", FRAMES)
-def test_one_step_decoding_agrees_with_the_envelope(frame):
+def test_decoding_agrees_with_the_envelope(frame):
     body = msgspec.msgpack.encode(frame)
     assert outcome(decode_client, body) == outcome(reference, body)
 
