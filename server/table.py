@@ -149,6 +149,9 @@ class Table:
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
         self.public_turn = b""
+        self.held: dict[Player, int] = {}
+        """The match seat each player held in ``self.match``: a snapshot shows a player
+        the hand of this seat and of no other, whatever happened to the seating since."""
 
     # -- what people see ---------------------------------------------------------
 
@@ -194,18 +197,18 @@ class Table:
                 player.send_bytes(data)
 
     def state_for(self, player: Player, msg_id: int | None = None) -> State:
-        seat = player.seat
         match = self.match
         if match is None:
-            return State(table=self.info(), you=seat, id=msg_id)
-        view = match.view(seat if seat is not None and seat < match.seat_count else None)
+            return State(table=self.info(), you=player.seat, id=msg_id)
+        seat = self.held.get(player)
+        view = match.view(seat)
         time_ms = 0
         if self.referee is not None and self.referee.deadline is not None:
             time_ms = max(0, int((self.referee.deadline - self.server.loop.time()) * 1000))
         standings = list(match.standings) if match.over else None
         return State(
             table=self.info(),
-            you=seat,
+            you=seat,  # the seat held in this match: None for spectators and those who left it
             match=match_state(view, time_ms, standings),
             id=msg_id,
         )
@@ -217,6 +220,7 @@ class Table:
             raise ProtocolError(errors.MATCH_RUNNING, "a match is being played: you may watch")
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
+        self._forget_match()
         self.slots.append(Slot(player.name, player=player))
         player.table = self
         player.seat = len(self.slots) - 1
@@ -238,6 +242,7 @@ class Table:
             bot = make_bot(level)
         except ValueError as e:
             raise ProtocolError(errors.BAD_MESSAGE, str(e)) from None
+        self._forget_match()
         self.slots.append(Slot(f"{bot.name.capitalize()} bot", level=level))
         self.changed()
         return len(self.slots) - 1
@@ -250,9 +255,11 @@ class Table:
             index = player.seat
             if self.playing and self.referee is not None:
                 self.referee.resign(index, f"{player.name} left")
+                self.held.pop(player, None)
                 self.slots[index].gone = True
                 self.slots[index].player = None
             else:
+                self._forget_match()
                 del self.slots[index]
                 for i, slot in enumerate(self.slots):
                     if slot.player is not None:
@@ -270,6 +277,14 @@ class Table:
             self.close()
         else:
             self.changed()
+
+    def _forget_match(self) -> None:
+        """The seating changes after a match: its seats no longer line up with the
+        table's, so snapshots stop showing it (it is in the database)."""
+        if self.match is not None and self.match.over:
+            self.match = None
+            self.referee = None
+            self.held = {}
 
     def changed(self) -> None:
         self.broadcast(TableChanged(self.info()))
@@ -325,6 +340,7 @@ class Table:
             raise ProtocolError(errors.NOT_ALLOWED, "a match needs at least 2 players")
         names = _unique([s.name for s in self.slots])
         self.match = Match(names, self.rules)  # a shuffle from the OS's secure randomness
+        self.held = {s.player: i for i, s in enumerate(self.slots) if s.player is not None}
         people = any(s.player is not None and not s.player.bot for s in self.slots)
         seats: list[Seat] = []
         self.remote = {}
