@@ -26,14 +26,33 @@ def builtin(spec: str) -> Callable[[int | None], Bot]:
     ``spec`` is a level (``expert``), or a level with options of its class:
     ``expert:samples=96,time_budget=0.05`` (numbers, ``true``/``false``, ``none``).
     """
+    return build(*parse_spec(spec))
+
+
+def build(level: str, options: dict[str, object]) -> Callable[[int | None], Bot]:
+    """What makes a bot of ``level`` with ``options`` (as ``parse_spec`` reads them)."""
+    factory = BUILTIN[level]
+    if not options:
+        return factory
+    made = functools.partial(factory, **options)
+    try:
+        made(None)
+    except (TypeError, ValueError) as e:
+        named = ",".join(f"{k}={v}" for k, v in options.items())
+        raise ValueError(f"{level}:{named}: {e}") from None
+    return made
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
+    """A built-in's level and options, read from ``spec``; ``ValueError`` saying why not."""
     level, colon, text = spec.strip().partition(":")
     factory = BUILTIN.get(level)
     if factory is None:
         raise ValueError(f"no built-in bot {level!r}; choose from {', '.join(BUILTIN)}")
-    if not colon:
-        return factory
-    allowed = _options(factory)
     options: dict[str, object] = {}
+    if not colon:
+        return level, options
+    allowed = bot_options(level)
     for item in text.split(","):
         key, eq, value = (part.strip() for part in item.partition("="))
         if key not in allowed:
@@ -42,12 +61,12 @@ def builtin(spec: str) -> Callable[[int | None], Bot]:
         if not eq:
             raise ValueError(f"{level}'s option {key} needs a value: {key}=...")
         options[key] = _value(key, value)
-    made = functools.partial(factory, **options)
-    try:
-        made(None)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"{spec}: {e}") from None
-    return made
+    return level, options
+
+
+def bot_options(level: str) -> list[str]:
+    """The options a built-in level takes (``expert``: samples, time_budget, ...)."""
+    return _options(BUILTIN[level])
 
 
 def _options(factory: Callable[..., Bot]) -> list[str]:
@@ -89,6 +108,9 @@ __all__ = [
     "ExpertBot",
     "GreedyBot",
     "RandomBot",
+    "bot_options",
+    "build",
     "builtin",
     "make_bot",
+    "parse_spec",
 ]

@@ -38,31 +38,45 @@ class Seat(Protocol):
         """The move just chosen was accepted (None) or refused."""
 
 
+Thinker = Callable[[Bot, View], Awaitable[tuple[Move, Bot]]]
+"""Has a bot choose elsewhere (another process): the move, and the bot after choosing."""
+
+
 class BotSeat:
-    """A bot object in this process. Slow bots can think in a worker thread so the
-    event loop (other tables, other connections) is never blocked by them.
+    """A bot object held in this process. A slow bot can be given a ``thinker`` that
+    has it choose in another process, so that the event loop (other tables, other
+    connections) is never blocked by it.
 
     The bot gets what it would get over TCP or stdio: ``reset()`` before each
     match, every event, and a ``BotView`` to choose from.
     """
 
     def __init__(
-        self, bot: Bot, name: str = "", *, threaded: bool = False, delay: float = 0.0
+        self, bot: Bot, name: str = "", *, thinker: Thinker | None = None, delay: float = 0.0
     ) -> None:
         self.bot = bot
         self.name = name or bot.name
-        self.threaded = threaded
+        self.thinker = thinker
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""
         self._is_async = inspect.iscoroutinefunction(bot.choose)
         self._deal = DealMemory()
+        self._thinking: list[Event] | None = None
+        """Events that came while the bot was away choosing: the bot that comes back
+        has not seen them."""
 
     def send(self, events: Sequence[Event]) -> None:
         for event in events:
             self._deal.on_event(event)
-            if isinstance(event, MatchStarted):
-                self.bot.reset()
-            self.bot.on_event(event)
+            if self._thinking is not None:
+                self._thinking.append(event)
+            self._tell(self.bot, event)
+
+    @staticmethod
+    def _tell(bot: Bot, event: Event) -> None:
+        if isinstance(event, MatchStarted):
+            bot.reset()
+        bot.on_event(event)
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         pass
@@ -74,14 +88,25 @@ class BotSeat:
         try:
             if self._is_async:
                 move: Move = await self.bot.choose(view)  # type: ignore[misc]
-            elif self.threaded:
-                move = await asyncio.get_running_loop().run_in_executor(None, self.bot.choose, view)
+            elif self.thinker is not None:
+                move = await self._think_elsewhere(self.thinker, view)
             else:
                 move = self.bot.choose(view)
         except asyncio.CancelledError:
             raise
         except Exception as e:
             raise SeatFailed(f"{self.name} raised {type(e).__name__}: {e}") from e
+        return move
+
+    async def _think_elsewhere(self, thinker: Thinker, view: View) -> Move:
+        self._thinking = []
+        try:
+            move, bot = await thinker(self.bot, view)
+            for event in self._thinking:
+                self._tell(bot, event)
+            self.bot = bot
+        finally:
+            self._thinking = None
         return move
 
     def verdict(self, error: IllegalMove | None) -> None:

@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 
 from game import Event
 
 from .config import ServerConfig
 from .connection import Connection
+from .house_bots import HouseBots
 from .lobby import Lobby
 from .store import AsyncStore
 
@@ -23,11 +24,13 @@ class Server:
         self.config = config or ServerConfig()
         self.loop = asyncio.get_event_loop_policy().get_event_loop()
         self.lobby = Lobby(self)
+        self.bots = HouseBots(self.config)
         self.connections: set[Connection] = set()
         self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
         self._saves: set[asyncio.Future[int]] = set()
         self._unflushed: list[Connection] = []
+        self._matches: set[asyncio.Task[None]] = set()
         self.stopped = asyncio.Event()
 
     @property
@@ -58,11 +61,11 @@ class Server:
             return
         if self._server is not None:
             self._server.close()
-        for table in list(self.lobby.tables.values()):
-            if table.task is not None:
-                table.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await table.task
+        self.bots.close()  # whatever the bots are thinking, it ends now
+        for task in list(self._matches):  # tables closed a moment ago are still saving too
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         for conn in list(self.connections):
             conn.bye(reason)
         if self._saves:
@@ -98,6 +101,13 @@ class Server:
         player = conn.player
         if player is not None and player.conn is conn:
             self.lobby.lost(player)
+
+    def play(self, match: Coroutine[None, None, None]) -> asyncio.Task[None]:
+        """Run a table's match; a shutdown waits for it to be saved, wherever its table is."""
+        task = self.loop.create_task(match)
+        self._matches.add(task)
+        task.add_done_callback(self._matches.discard)
+        return task
 
     # -- persistence -------------------------------------------------------------------
 

@@ -55,6 +55,24 @@ def setup_logging(verbose: int, quiet: int) -> None:
 @click.option(
     "--bot-delay", default=0.6, show_default=True, help="Bots' pause at tables with people."
 )
+@click.option(
+    "--bot-think-time",
+    default=ServerConfig.bot_think_time,
+    show_default=True,
+    help="Seconds a built-in bot may think about a move (the cap of time_budget).",
+)
+@click.option(
+    "--max-bot-samples",
+    default=ServerConfig.max_bot_samples,
+    show_default=True,
+    help="The most samples a built-in bot may be given (expert:samples=N).",
+)
+@click.option(
+    "--thinkers",
+    default=ServerConfig.thinkers,
+    show_default=True,
+    help="Processes in which heavy bots (counter, expert) think.",
+)
 @click.option("--no-uvloop", is_flag=True, help="Use the standard asyncio loop.")
 @click.option("-v", "--verbose", count=True, help="More logging (repeatable).")
 @click.option("-q", "--quiet", count=True, help="Less logging (repeatable).")
@@ -68,6 +86,9 @@ def serve(
     bot_move_time: float,
     grace: float,
     bot_delay: float,
+    bot_think_time: float,
+    max_bot_samples: int,
+    thinkers: int,
     no_uvloop: bool,
     verbose: int,
     quiet: int,
@@ -83,6 +104,9 @@ def serve(
         bot_move_time=bot_move_time,
         grace_period=grace,
         bot_delay=bot_delay,
+        bot_think_time=bot_think_time,
+        max_bot_samples=max_bot_samples,
+        thinkers=max(1, thinkers),
     )
     asyncio.run(_serve(config, lan, loop_name))
 

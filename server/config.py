@@ -37,6 +37,13 @@ class ServerConfig:
     bot_delay: float = 0.6
     """Built-in bots pause this long before moving when a person sits at the table."""
     replacement_level: str = "greedy"
+    bot_think_time: float = 1.0
+    """Seconds a built-in bot may think about one move: a sampling bot stops there,
+    and any bot still thinking at twice that (plus a second) has its process killed."""
+    max_bot_samples: int = 200
+    """The most guesses a built-in bot seated here may sample per decision."""
+    thinkers: int = max(1, os.cpu_count() or 1)
+    """Processes in which heavy built-in bots think, off the event loop."""
     send_limit: int = 1 << 20
     """Bytes queued for one connection before it counts as too slow and is cut."""
     rate: float = 500.0

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from bots import make_bot
 from bots.referee import Policy, Referee
 from bots.seat import BotSeat, MoveSlot, Seat
 from game import Event, IllegalMove, Match, Move, Rules, View
@@ -238,10 +237,7 @@ class Table:
             raise ProtocolError(errors.MATCH_RUNNING, "a match is being played")
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
-        try:
-            bot = make_bot(level)
-        except ValueError as e:
-            raise ProtocolError(errors.BAD_MESSAGE, str(e)) from None
+        bot = self.server.bots.make(level)  # refused past the server's caps
         self._forget_match()
         self.slots.append(Slot(f"{bot.name.capitalize()} bot", level=level))
         self.changed()
@@ -314,6 +310,16 @@ class Table:
         level = self.server.config.replacement_level
         self.referee.replace(player.seat, self._bot_seat(level, player.name))
         self.broadcast(PlayerReplaced(player.seat, player.name, level))
+        if not any(p.connected or p.grace is not None for p in self.members()):
+            self._abandon()
+
+    def _abandon(self) -> None:
+        """Nobody is connected any more: stop the bots rather than play on for nobody.
+        The match is saved as aborted, and the players' tokens go with the table."""
+        log.info("table %s: everyone has gone, the match is stopped", self.id)
+        for player in self.members():
+            self.server.lobby.players.drop(player)
+        self.close()
 
     def player_back(self, player: Player) -> None:
         if player.grace is not None:
@@ -368,12 +374,10 @@ class Table:
         )
         self.started_at = time.time()
         self.changed()
-        self.task = self.server.loop.create_task(self._play())
+        self.task = self.server.play(self._play())
 
     def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
-        delay = self.server.config.bot_delay if paced else 0.0
-        bot = make_bot(level)
-        return BotSeat(bot, name, threaded=bot.heavy, delay=delay)
+        return self.server.bots.seat(level, name, paced=paced)
 
     def _watchers_see(self, events: list[Event]) -> None:
         for player in self.spectators:

@@ -1,0 +1,196 @@
+"""Where the server's heavy built-in bots think: a few processes of their own.
+
+A bot that samples (expert) may think for a second. On the event loop that
+second stalls every table; in a thread it holds the interpreter's lock, queues
+other tables' moves behind it, and can never be stopped. So each decision is
+sent, with the bot itself, to one of a few worker processes, and the loop only
+waits for the answer. A decision that overruns its hard limit has its worker
+killed and replaced; shutting down kills every worker at once.
+
+Decisions are stateless: a worker is given the bot and the view and returns
+the move with the bot as it is after choosing (its random state moved on), so
+any worker can take any decision and a killed worker loses only the decision
+it was making. Each match asks for one decision at a time, so a table can hold
+at most one worker; decisions wait their turn in the order they were asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection as Pipe
+from multiprocessing.process import BaseProcess
+
+from bots.base import Bot
+from game import Move, View
+
+log = logging.getLogger("leastscore.server")
+
+
+class ThinkingFailed(Exception):
+    """A decision did not come back: the bot raised, overran its limit, or its worker died."""
+
+
+def _think(pipe: Pipe) -> None:  # pragma: no cover - runs in the worker process
+    """A worker: choose for whatever bot comes, until told to stop."""
+    with contextlib.suppress(OSError):
+        os.nice(5)  # the event loop's process comes first when the cores are busy
+    while True:
+        try:
+            job = pipe.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if job is None:
+            return
+        bot, view = job
+        try:
+            move = bot.choose(view)
+        except Exception as e:
+            pipe.send((None, f"{type(e).__name__}: {e}"))
+        else:
+            pipe.send((move, bot))
+
+
+@dataclass(eq=False)
+class _Job:
+    bot: Bot
+    view: View
+    done: asyncio.Future[tuple[Move, Bot]]
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: BaseProcess
+    pipe: Pipe
+    job: _Job | None = None
+    limit: asyncio.TimerHandle | None = None
+
+
+@dataclass
+class ThinkingPool:
+    """Up to ``workers`` processes that choose moves for bots; ``limit`` seconds is the
+    most a decision may take before its worker is killed."""
+
+    workers: int
+    limit: float
+    _idle: list[_Worker] = field(default_factory=list)
+    _busy: set[_Worker] = field(default_factory=set)
+    _queue: deque[_Job] = field(default_factory=deque)
+    _closed: bool = False
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    async def choose(self, bot: Bot, view: View) -> tuple[Move, Bot]:
+        """The bot's move and the bot after choosing; ``ThinkingFailed`` when none came."""
+        if self._closed:
+            raise ThinkingFailed("the server is shutting down")
+        loop = self._loop = asyncio.get_running_loop()
+        job = _Job(bot, view, loop.create_future())
+        self._queue.append(job)
+        self._dispatch()
+        return await job.done
+
+    @property
+    def pids(self) -> list[int]:
+        """The worker processes now running (for tests and status)."""
+        return [w.process.pid for w in [*self._idle, *self._busy] if w.process.pid is not None]
+
+    def close(self) -> None:
+        """Kill every worker now: nothing a bot is doing delays a shutdown."""
+        self._closed = True
+        for job in self._queue:
+            if not job.done.done():
+                job.done.set_exception(ThinkingFailed("the server is shutting down"))
+        self._queue.clear()
+        for worker in [*self._idle, *self._busy]:
+            self._end(worker, ThinkingFailed("the server is shutting down"))
+        self._idle.clear()
+
+    # -- inside ----------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        while self._queue:
+            job = self._queue[0]
+            if job.done.done():  # cancelled while it waited
+                self._queue.popleft()
+                continue
+            worker = self._free_worker()
+            if worker is None:
+                return
+            self._queue.popleft()
+            try:
+                worker.pipe.send((job.bot, job.view))
+            except OSError as e:  # the worker died while idle
+                self._end(worker, None)
+                job.done.set_exception(ThinkingFailed(f"the bot's worker process died ({e})"))
+                continue
+            except Exception as e:  # a bot that cannot be pickled: nothing was sent
+                self._idle.append(worker)
+                job.done.set_exception(ThinkingFailed(f"the bot cannot think elsewhere: {e}"))
+                continue
+            worker.job = job
+            self._busy.add(worker)
+            worker.limit = self._running().call_later(self.limit, self._overrun, worker)
+
+    def _free_worker(self) -> _Worker | None:
+        if self._idle:
+            return self._idle.pop()
+        if len(self._busy) >= self.workers:
+            return None
+        context = multiprocessing.get_context("spawn")  # nothing of the server inherited
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_think, args=(theirs,), daemon=True, name="thinker")
+        process.start()
+        theirs.close()
+        worker = _Worker(process, ours)
+        self._running().add_reader(ours.fileno(), self._answered, worker)
+        return worker
+
+    def _answered(self, worker: _Worker) -> None:
+        try:
+            move, outcome = worker.pipe.recv()
+        except (EOFError, OSError) as e:
+            self._end(worker, ThinkingFailed(f"the bot's worker process died ({e or 'EOF'})"))
+            self._dispatch()
+            return
+        job = worker.job
+        worker.job = None
+        if worker.limit is not None:
+            worker.limit.cancel()
+            worker.limit = None
+        self._busy.discard(worker)
+        self._idle.append(worker)
+        if job is not None and not job.done.done():
+            if move is None:
+                job.done.set_exception(ThinkingFailed(f"the bot raised {outcome}"))
+            else:
+                job.done.set_result((move, outcome))
+        self._dispatch()
+
+    def _overrun(self, worker: _Worker) -> None:
+        worker.limit = None
+        log.warning("a bot thought longer than %.1f s: its worker is replaced", self.limit)
+        self._end(worker, ThinkingFailed(f"the bot thought longer than {self.limit:g} s"))
+        self._dispatch()
+
+    def _running(self) -> asyncio.AbstractEventLoop:
+        assert self._loop is not None, "workers start from choose(), on the loop"
+        return self._loop
+
+    def _end(self, worker: _Worker, error: ThinkingFailed | None) -> None:
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(worker.pipe.fileno())
+        if worker.limit is not None:
+            worker.limit.cancel()
+            worker.limit = None
+        worker.process.kill()
+        worker.pipe.close()
+        worker.process.join(0)
+        self._busy.discard(worker)
+        job, worker.job = worker.job, None
+        if job is not None and error is not None and not job.done.done():
+            job.done.set_exception(error)
