@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SUBPACKAGES := game protocol server client bots tournament
 
 .PHONY: play test lint typecheck unit bench clean
 
@@ -21,8 +22,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy reads the one package as it installs: a tree of links that puts the
+# repository's folders where the wheel puts them (leastscore/game, ...).
+TYPED := $(VENV)/typecheck
 typecheck: $(STAMP)
-	$(BIN)/mypy
+	rm -rf $(TYPED) && mkdir -p $(TYPED)/leastscore
+	ln -s $(CURDIR)/leastscore/*.py $(CURDIR)/leastscore/py.typed $(TYPED)/leastscore/
+	for p in $(SUBPACKAGES); do ln -s $(CURDIR)/$$p $(TYPED)/leastscore/$$p; done
+	ln -s $(CURDIR)/bench $(TYPED)/bench
+	cd $(TYPED) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+		--cache-dir $(CURDIR)/.mypy_cache
 
 unit: $(STAMP)
 	$(BIN)/pytest

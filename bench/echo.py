@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from protocol import FrameReader, frame
+from leastscore.protocol import FrameReader, frame
 
 
 class Echo(asyncio.Protocol):

@@ -13,9 +13,8 @@ import platform
 import time
 
 import click
-
-from bots import make_bot
-from game import Match
+from leastscore.bots import make_bot
+from leastscore.game import Match
 
 
 def play(seconds: float, seats: int, level: str) -> dict[str, float | int | str]:

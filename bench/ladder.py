@@ -26,10 +26,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import click
-
-from bots import Bot, make_bot
-from bots.view import DealMemory
-from game import Match, Rules
+from leastscore.bots import Bot, make_bot
+from leastscore.bots.view import DealMemory
+from leastscore.game import Match, Rules
 
 LADDER = (
     ("greedy", "random"),

@@ -27,8 +27,7 @@ from typing import Any
 
 import click
 import msgspec
-
-from protocol import FrameReader
+from leastscore.protocol import FrameReader
 
 HEADER = struct.Struct(">I")
 _encode = msgspec.msgpack.Encoder().encode

@@ -33,17 +33,16 @@ import time
 from pathlib import Path
 
 import click
-
-from bots import Bot, GreedyBot
-from bots.program import ProgramSeat
-from bots.referee import Policy, Referee
-from bots.seat import BotSeat, Seat
-from game import Match, Move, Play, Played, Rules, View
-from tournament.config import build
-from tournament.entrants import parse_entrant
-from tournament.play import loop_factory
-from tournament.pool import worker_cores
-from tournament.runner import Runner
+from leastscore.bots import Bot, GreedyBot
+from leastscore.bots.program import ProgramSeat
+from leastscore.bots.referee import Policy, Referee
+from leastscore.bots.seat import BotSeat, Seat
+from leastscore.game import Match, Move, Play, Played, Rules, View
+from leastscore.tournament.config import build
+from leastscore.tournament.entrants import parse_entrant
+from leastscore.tournament.play import loop_factory
+from leastscore.tournament.pool import worker_cores
+from leastscore.tournament.runner import Runner
 
 PLAYER = Path(__file__).resolve().parent.parent / "tests" / "programs" / "stdio_player.py"
 

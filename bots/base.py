@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from game import Event, Move
+from leastscore.game import Event, Move
 
 from .view import BotView
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from itertools import cycle, islice
 from typing import Any
 
-from game import Event, IllegalMove, Match, Move, Resigned, Rules, View
+from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, View
 
 from . import make_bot
 from .program import ProgramSeat

@@ -11,7 +11,7 @@ import click
 
 def _levels(values: tuple[str, ...]) -> list[str]:
     """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
-    from bots import builtin
+    from leastscore.bots import builtin
 
     levels = [v.strip() for value in values for v in value.split(",") if v.strip()]
     for level in levels:

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from game import Declare, Declared, Event, Move, Play, View
-from game.cards import CARDS, RANK, VALUE
-from game.groups import group_cards
+from leastscore.game import Declare, Declared, Event, Move, Play, View
+from leastscore.game.cards import CARDS, RANK, VALUE
+from leastscore.game.groups import group_cards
 
 from .base import Bot
 from .inference import (

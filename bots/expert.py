@@ -41,7 +41,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from game import Declare, Move, View
+from leastscore.game import Declare, Move, View
 
 from .counter import CounterBot, CounterStyle, Option, Table
 from .inference import public_hands

@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-from game import Card, Declare, Move, Play, View
-from game.cards import RANK, VALUE
-from game.groups import group_cards, hand_info
+from leastscore.game import Card, Declare, Move, Play, View
+from leastscore.game.cards import RANK, VALUE
+from leastscore.game.groups import group_cards, hand_info
 
 from .base import Bot
 

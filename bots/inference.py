@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import msgspec
-
-from game import View
-from game.cards import BY_NAME, VALUE
-from game.rules import HAND_SIZE
+from leastscore.game import View
+from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.game.rules import HAND_SIZE
 
 from .knowledge import Knowledge
 

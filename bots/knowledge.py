@@ -14,10 +14,9 @@ it that card simply stays unseen.
 from __future__ import annotations
 
 import msgspec
-
-from game import Card, View
-from game.cards import BY_NAME, FULL_DECK, cards_of
-from game.rules import HAND_SIZE
+from leastscore.game import Card, View
+from leastscore.game.cards import BY_NAME, FULL_DECK, cards_of
+from leastscore.game.rules import HAND_SIZE
 
 
 class Knowledge(msgspec.Struct, frozen=True, gc=False):

@@ -42,7 +42,8 @@ def load_bot_class(spec: str) -> type[Bot]:
             raise BadBotSpec(f"cannot import {path}")
         module = importlib.util.module_from_spec(import_spec)
         sys.modules[module_name] = module
-        sys.path.insert(0, str(path.parent))  # so the bot can import files next to it
+        if str(path.parent) not in sys.path:  # the bot may import files next to it, but
+            sys.path.append(str(path.parent))  # never in place of anything installed
         try:
             import_spec.loader.exec_module(module)
         except Exception as e:

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from game import Match, Rules
+from leastscore.game import Match, Rules
 
 from . import make_bot
 from .base import Bot

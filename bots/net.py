@@ -13,10 +13,9 @@ import itertools
 from collections.abc import Callable
 
 import msgspec
-
-from protocol import VERSION, FrameReader, ProtocolError, decode_server, encode
-from protocol.messages import Error, Hello, Message, Welcome
-from protocol.tracker import Tracker
+from leastscore.protocol import VERSION, FrameReader, ProtocolError, decode_server, encode
+from leastscore.protocol.messages import Error, Hello, Message, Welcome
+from leastscore.protocol.tracker import Tracker
 
 
 class ServerError(Exception):

@@ -18,9 +18,8 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 import msgspec
-
-from game import Event, IllegalMove, MatchStarted, Move, View
-from protocol import (
+from leastscore.game import Event, IllegalMove, MatchStarted, Move, View
+from leastscore.protocol import (
     FrameReader,
     FrameTooLarge,
     ProtocolError,
@@ -29,8 +28,8 @@ from protocol import (
     errors,
     negotiate,
 )
-from protocol.convert import match_state, move_from_wire, stamp_of, turn_for
-from protocol.messages import (
+from leastscore.protocol.convert import match_state, move_from_wire, stamp_of, turn_for
+from leastscore.protocol.messages import (
     Bye,
     DeclareMove,
     Error,
@@ -145,9 +144,9 @@ class ProgramSeat:
             )
             self._flush()
             raise self._fail(f"speaks protocol {hello.protocol}, not 1")
-        from leastscore import __version__
+        from leastscore.about import VERSION
 
-        self._write(Welcome(version, f"leastscore {__version__}", "stdio", "", False, hello.id))
+        self._write(Welcome(version, f"leastscore {VERSION}", "stdio", "", False, hello.id))
         self._flush()
         self._welcomed = True
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from game import Declare, Move, View
+from leastscore.game import Declare, Move, View
 
 from .base import Bot
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from game import Event, IllegalMove, Match, Move, View
+from leastscore.game import Event, IllegalMove, Match, Move, View
 
 from .seat import Seat, SeatFailed
 

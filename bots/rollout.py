@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from game import Rules
-from game.cards import RANK, VALUE, cards_of
-from game.scoring import declaration_holds, settle
+from leastscore.game import Rules
+from leastscore.game.cards import RANK, VALUE, cards_of
+from leastscore.game.scoring import declaration_holds, settle
 
 from .greedy import fits
 from .inference import HiddenHand, ValueModel, best_fit

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import msgspec
-
-from game import (
+from leastscore.game import (
     Declare,
     Declared,
     Event,
@@ -35,9 +34,9 @@ from game import (
     RoundStarted,
     RoundVoid,
 )
-from protocol import VERSION
-from protocol.convert import move_to_wire
-from protocol.messages import (
+from leastscore.protocol import VERSION
+from leastscore.protocol.convert import move_to_wire
+from leastscore.protocol.messages import (
     Bye,
     DeclareMove,
     Error,
@@ -49,7 +48,7 @@ from protocol.messages import (
     Turn,
     Welcome,
 )
-from protocol.tracker import Tracker
+from leastscore.protocol.tracker import Tracker
 
 from .base import Bot
 from .view import BotView, DealMemory

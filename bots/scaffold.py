@@ -33,7 +33,7 @@ def new_bot(name: str, lang: Language, parent: Path) -> Path:
     if target.exists() and any(target.iterdir()):
         raise ValueError(f"{target} already exists and is not empty")
     target.mkdir(parents=True, exist_ok=True)
-    template = resources.files("bots") / "templates" / lang
+    template = resources.files("leastscore.bots") / "templates" / lang
     for entry in sorted(template.iterdir(), key=lambda e: e.name):
         if not entry.is_file():
             continue

@@ -1,6 +1,6 @@
 """What a bot author imports: the view a bot chooses from, moves, cards, events.
 
-    from bots.sdk import Bot, BotView, Declare, Move, Play
+    from leastscore.bots.sdk import Bot, BotView, Declare, Move, Play
 
     class Lowball(Bot):
         name = "lowball"
@@ -17,7 +17,7 @@ TCP (``leastscore bot run FILE --server HOST:PORT``) and over stdin/stdout
 
 from __future__ import annotations
 
-from game import (
+from leastscore.game import (
     Card,
     Declare,
     Declared,

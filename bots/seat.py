@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
-from game import Event, IllegalMove, MatchStarted, Move, View
+from leastscore.game import Event, IllegalMove, MatchStarted, Move, View
 
 from .base import Bot
 from .view import DealMemory

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from game.cards import RANK, VALUE
+from leastscore.game.cards import RANK, VALUE
 
 
 @lru_cache(maxsize=1 << 18)

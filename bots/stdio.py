@@ -16,14 +16,14 @@ import sys
 import threading
 
 import msgspec
+from leastscore.protocol import FrameReader, FrameTooLarge, ProtocolError, decode_server, encode
 
-from leastscore import __version__
-from protocol import FrameReader, FrameTooLarge, ProtocolError, decode_server, encode
+from leastscore.about import VERSION
 
 from .base import Bot
 from .runner import BotFailed, BotRunner
 
-CLIENT = f"leastscore-sdk/{__version__} (stdio)"
+CLIENT = f"leastscore-sdk/{VERSION} (stdio)"
 
 
 def claim_stdout() -> int:

@@ -10,14 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from leastscore import __version__
-from protocol.messages import AddBot, Create, Join, Leave, Message, Start
+from leastscore.protocol.messages import AddBot, Create, Join, Leave, Message, Start
+
+from leastscore.about import VERSION
 
 from .base import Bot
 from .net import Connection, ConnectionClosed, ServerError
 from .runner import BotFailed, BotRunner
 
-CLIENT = f"leastscore-sdk/{__version__} (tcp)"
+CLIENT = f"leastscore-sdk/{VERSION} (tcp)"
 Say = Callable[[str], None]
 MOVE_IDS = 1_000_000
 """Move ids start here, far from the ids of the connection's own requests."""

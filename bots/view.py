@@ -6,9 +6,8 @@ from collections.abc import Callable
 from functools import cached_property
 
 import msgspec
-
-from game import Card, Event, MatchStarted, RoundStarted, View
-from game.cards import BY_NAME
+from leastscore.game import Card, Event, MatchStarted, RoundStarted, View
+from leastscore.game.cards import BY_NAME
 
 from .knowledge import Knowledge, knowledge
 

@@ -9,16 +9,21 @@ from collections.abc import Awaitable, Callable
 from importlib.resources import files
 
 import msgspec
-from rich.console import RenderableType
-from rich.markdown import Markdown
-from rich.text import Text
-
-from bots import BUILTIN, make_bot
-from bots.net import Connection, ConnectionClosed, ServerError
-from bots.view import BotView
-from game import Declare, Declared, Event, MatchEnded, MatchStarted, Move, Play, RoundStarted
-from protocol.convert import move_to_wire
-from protocol.messages import (
+from leastscore.bots import BUILTIN, make_bot
+from leastscore.bots.net import Connection, ConnectionClosed, ServerError
+from leastscore.bots.view import BotView
+from leastscore.game import (
+    Declare,
+    Declared,
+    Event,
+    MatchEnded,
+    MatchStarted,
+    Move,
+    Play,
+    RoundStarted,
+)
+from leastscore.protocol.convert import move_to_wire
+from leastscore.protocol.messages import (
     AddBot,
     Bye,
     Create,
@@ -36,7 +41,10 @@ from protocol.messages import (
     Tables,
     Turn,
 )
-from protocol.tracker import Tracker
+from leastscore.protocol.tracker import Tracker
+from rich.console import RenderableType
+from rich.markdown import Markdown
+from rich.text import Text
 
 from . import parse as cmd
 from . import screen

@@ -48,7 +48,7 @@ def default_name() -> str:
 
 
 def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from bots import builtin
+    from leastscore.bots import builtin
 
     try:
         builtin(value)
@@ -148,10 +148,11 @@ class LocalTable:
 async def _play(
     target: tuple[str, int] | LocalTable, name: str, plain: bool, retry_for: float
 ) -> int:
-    from bots.net import Connection, ConnectionClosed, ServerError
-    from leastscore import __version__
-    from protocol import ProtocolError
-    from protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.bots.net import Connection, ConnectionClosed, ServerError
+    from leastscore.protocol import ProtocolError
+    from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+
+    from leastscore.about import VERSION
 
     from .app import Client
     from .screen import detect_look, tables_list
@@ -160,8 +161,8 @@ async def _play(
     server = None
     local = target if isinstance(target, LocalTable) else None
     if local is not None:
-        from server.app import Server
-        from server.config import ServerConfig
+        from leastscore.server.app import Server
+        from leastscore.server.config import ServerConfig
 
         quiet = logging.getLogger("leastscore.server")
         quiet.addHandler(logging.NullHandler())
@@ -185,7 +186,7 @@ async def _play(
     try:
         try:
             conn = await Connection.open(
-                host, port, name, client=f"leastscore-play/{__version__}", timeout=5
+                host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
             )
         except ServerError as e:
             click.echo(f"The server at {where} refused us: {e.message}.", err=True)

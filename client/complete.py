@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from leastscore.bots import BUILTIN
+from leastscore.game import Declare, Play
+from leastscore.game.cards import VALUE, hand_total
+from leastscore.protocol.tracker import Tracker
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
-
-from bots import BUILTIN
-from game import Declare, Play
-from game.cards import VALUE, hand_total
-from protocol.tracker import Tracker
 
 from .parse import COMMAND_WORDS, move_text
 

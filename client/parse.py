@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from game import Card, Declare, Play, Rules, explain_discard, parse_card
-from game.cards import NAMES, RANK
-from game.rules import STANDARD
+from leastscore.game import Card, Declare, Play, Rules, explain_discard, parse_card
+from leastscore.game.cards import NAMES, RANK
+from leastscore.game.rules import STANDARD
 
 
 class ParseError(ValueError):

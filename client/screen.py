@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import msgspec
-from rich import box
-from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-
-from game import (
+from leastscore.game import (
     Declared,
     MatchEnded,
     MatchStarted,
@@ -31,10 +25,15 @@ from game import (
     RoundVoid,
     legal_discards,
 )
-from game.cards import BY_NAME, NAMES, RANK, Card, hand_total
-from game.narrate import describe
-from protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
-from protocol.tracker import Tracker
+from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
+from leastscore.game.narrate import describe
+from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
+from leastscore.protocol.tracker import Tracker
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
 
 
 @dataclass(frozen=True)

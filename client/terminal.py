@@ -161,7 +161,7 @@ class _SavedHistory(FileHistory):
 def _history() -> History:
     """Up-arrow history from earlier sessions, in the data directory (private to the user);
     in memory only when that cannot be written."""
-    from server.config import data_dir
+    from leastscore.about import data_dir
 
     path: Path = data_dir() / "client-history"
     try:

@@ -1,3 +1,9 @@
-"""Least Score: the command line and the version; every part lives in its own package."""
+"""Least Score: the rules engine, protocol, server, client, bots and tournaments.
 
-__version__ = "0.1.0"
+Each part is a subpackage (``leastscore.game``, ``leastscore.server``, ...);
+this one holds the ``leastscore`` command and ``about``, the version.
+"""
+
+from .about import VERSION as __version__
+
+__all__ = ["__version__"]

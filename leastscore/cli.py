@@ -7,18 +7,21 @@ import importlib
 
 import click
 
-from . import __version__
+from .about import VERSION
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module:attribute, one-line help shown by --help without importing it)
     "rules": ("leastscore.rules_cmd:rules", "Print the rules of Least Score."),
     "demo": ("leastscore.demo:demo", "Watch built-in bots play one match."),
     "replay": ("leastscore.replay_cmd:replay", "Show a recorded match round by round."),
-    "play": ("client.cli:play", "Play in the terminal (--local: against bots, no server needed)."),
-    "serve": ("server.cli:serve", "Run a Least Score server."),
-    "history": ("server.cli:history", "List recorded matches."),
-    "bot": ("bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
-    "tournament": ("tournament.cli:tournament", "Play a tournament between bots."),
+    "play": (
+        "leastscore.client.cli:play",
+        "Play in the terminal (--local: against bots, no server needed).",
+    ),
+    "serve": ("leastscore.server.cli:serve", "Run a Least Score server."),
+    "history": ("leastscore.server.cli:history", "List recorded matches."),
+    "bot": ("leastscore.bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
+    "tournament": ("leastscore.tournament.cli:tournament", "Play a tournament between bots."),
 }
 
 
@@ -42,6 +45,6 @@ class LazyGroup(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="leastscore")
+@click.version_option(VERSION, prog_name="leastscore")
 def main() -> None:
     """Least Score: a low-count shedding card game for the terminal, bots and tournaments."""

@@ -15,9 +15,9 @@ import click
 )
 def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str | None) -> None:
     """Watch built-in bots play one match."""
-    from bots import make_bot
-    from bots.view import BotView
-    from game import Match, Rules, write_log
+    from leastscore.bots import make_bot
+    from leastscore.bots.view import BotView
+    from leastscore.game import Match, Rules, write_log
 
     from .replay_cmd import show_match
 

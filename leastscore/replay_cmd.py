@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from game import Event
+from leastscore.game import Event
 
 
 def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
@@ -15,8 +15,8 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from game import Declared, MatchStarted, RoundStarted
-    from game.narrate import describe
+    from leastscore.game import Declared, MatchStarted, RoundStarted
+    from leastscore.game.narrate import describe
 
     console = Console(highlight=False)
     names: Sequence[str] = ()
@@ -52,13 +52,13 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
 @click.option("--check", is_flag=True, help="Replay the moves through the engine and verify.")
 def replay(source: str, db: str | None, check: bool) -> None:
     """Show a recorded match: SOURCE is a JSON Lines log file or a match number."""
-    from game import read_log
-    from game import replay as rerun
+    from leastscore.game import read_log
+    from leastscore.game import replay as rerun
 
     path = Path(source)
     if source.isdigit() and not path.exists():
-        from server.config import default_db
-        from server.store import Store
+        from leastscore.about import default_db
+        from leastscore.server.store import Store
 
         db = db or default_db()
         if not Path(db).exists():

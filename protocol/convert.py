@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from game import NAMES, Declare, Move, Play, Standing, View
-from game.cards import BY_NAME
-from game.groups import group_names
+from leastscore.game import NAMES, Declare, Move, Play, Standing, View
+from leastscore.game.cards import BY_NAME
+from leastscore.game.groups import group_names
 
 from . import errors
 from .messages import DeclareMove, MatchState, PlayMove, Turn

@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
-from msgspec import Meta
-
-from game.events import (
+from leastscore.game.events import (
     Declared,
     MatchEnded,
     MatchStarted,
@@ -22,7 +20,8 @@ from game.events import (
     RoundStarted,
     RoundVoid,
 )
-from game.scoring import Standing
+from leastscore.game.scoring import Standing
+from msgspec import Meta
 
 PlayerName = Annotated[str, Meta(max_length=32)]
 TableName = Annotated[str, Meta(max_length=40)]

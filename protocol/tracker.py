@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-
-from game import (
+from leastscore.game import (
     Declared,
     MatchEnded,
     MatchStarted,
@@ -28,8 +27,8 @@ from game import (
     Standing,
     View,
 )
-from game.cards import BY_NAME, Card
-from game.groups import hand_info
+from leastscore.game.cards import BY_NAME, Card
+from leastscore.game.groups import hand_info
 
 from .messages import (
     Chat,

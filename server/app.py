@@ -8,7 +8,7 @@ import logging
 import signal
 from collections.abc import Coroutine, Sequence
 
-from game import Event
+from leastscore.game import Event
 
 from .config import ServerConfig
 from .connection import Connection

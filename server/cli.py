@@ -9,7 +9,9 @@ import sys
 
 import click
 
-from .config import ServerConfig, default_db
+from leastscore.about import default_db
+
+from .config import ServerConfig
 
 
 def lan_address() -> str:

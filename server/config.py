@@ -4,20 +4,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from protocol import MAX_FRAME
-
-
-def data_dir() -> Path:
-    """``$XDG_DATA_HOME/leastscore`` (``~/.local/share/leastscore`` by default)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "leastscore"
-
-
-def default_db() -> str:
-    """``matches.sqlite3`` in ``data_dir()``."""
-    return str(data_dir() / "matches.sqlite3")
+from leastscore.protocol import MAX_FRAME
 
 
 @dataclass

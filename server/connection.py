@@ -13,9 +13,15 @@ import logging
 from typing import TYPE_CHECKING
 
 import msgspec
-
-from protocol import FrameReader, FrameTooLarge, ProtocolError, decode_client, encode, errors
-from protocol.messages import Bye, Error, Hello
+from leastscore.protocol import (
+    FrameReader,
+    FrameTooLarge,
+    ProtocolError,
+    decode_client,
+    encode,
+    errors,
+)
+from leastscore.protocol.messages import Bye, Error, Hello
 
 if TYPE_CHECKING:
     from .app import Server

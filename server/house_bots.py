@@ -8,11 +8,11 @@ time, and has heavy bots think in its ``ThinkingPool``, never on the loop.
 
 from __future__ import annotations
 
-from bots import bot_options, build, parse_spec
-from bots.base import Bot
-from bots.seat import BotSeat
-from protocol import errors
-from protocol.errors import ProtocolError
+from leastscore.bots import bot_options, build, parse_spec
+from leastscore.bots.base import Bot
+from leastscore.bots.seat import BotSeat
+from leastscore.protocol import errors
+from leastscore.protocol.errors import ProtocolError
 
 from .config import ServerConfig
 from .thinking import ThinkingPool

@@ -7,11 +7,11 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from game import Rules
-from protocol import SUPPORTED, errors, negotiate
-from protocol.convert import move_from_wire, stamp_of
-from protocol.errors import ProtocolError
-from protocol.messages import (
+from leastscore.game import Rules
+from leastscore.protocol import SUPPORTED, errors, negotiate
+from leastscore.protocol.convert import move_from_wire, stamp_of
+from leastscore.protocol.errors import ProtocolError
+from leastscore.protocol.messages import (
     AddBot,
     Chat,
     Create,
@@ -77,7 +77,7 @@ class Lobby:
             )
             conn.close()
             return
-        from leastscore import __version__
+        from leastscore.about import VERSION
 
         if hello.token is not None:
             player = self.players.by_token(hello.token)
@@ -92,9 +92,7 @@ class Lobby:
                 old.bye("this player connected again elsewhere")
             player.conn = conn
             conn.greeted(player)
-            conn.send(
-                Welcome(1, f"leastscore {__version__}", player.id, player.token, True, hello.id)
-            )
+            conn.send(Welcome(1, f"leastscore {VERSION}", player.id, player.token, True, hello.id))
             log.info("%s resumed as %s", conn.peer, player.name)
             if player.table is not None:
                 player.table.player_back(player)
@@ -103,7 +101,7 @@ class Lobby:
         player.conn = conn
         conn.greeted(player)
         conn.send(
-            Welcome(version, f"leastscore {__version__}", player.id, player.token, False, hello.id)
+            Welcome(version, f"leastscore {VERSION}", player.id, player.token, False, hello.id)
         )
         log.info("%s joined as %s (%s)", conn.peer, player.name, hello.client or "unknown client")
 

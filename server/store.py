@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from game import Event, MatchEnded, MatchStarted, write_log
-from game.log import decode_event
+from leastscore.game import Event, MatchEnded, MatchStarted, write_log
+from leastscore.game.log import decode_event
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (

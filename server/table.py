@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
-
-from bots.referee import Policy, Referee
-from bots.seat import BotSeat, MoveSlot, Seat
-from game import Event, IllegalMove, Match, Move, Rules, View
-from protocol import encode, errors
-from protocol.convert import match_state, public_turn, turn_for
-from protocol.errors import ProtocolError
-from protocol.messages import (
+from leastscore.bots.referee import Policy, Referee
+from leastscore.bots.seat import BotSeat, MoveSlot, Seat
+from leastscore.game import Event, IllegalMove, Match, Move, Rules, View
+from leastscore.protocol import encode, errors
+from leastscore.protocol.convert import match_state, public_turn, turn_for
+from leastscore.protocol.errors import ProtocolError
+from leastscore.protocol.messages import (
     Error,
     Ok,
     PlayerBack,

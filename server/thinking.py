@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from multiprocessing.process import BaseProcess
 
-from bots.base import Bot
-from game import Move, View
+from leastscore.bots.base import Bot
+from leastscore.game import Move, View
 
 log = logging.getLogger("leastscore.server")
 

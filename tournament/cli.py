@@ -14,7 +14,7 @@ import click
 from click.core import ParameterSource
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from leastscore.server.app import Server
 
     from .config import TournamentConfig
     from .remote import Hall

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-
-from game import MAX_SEATS, MIN_SEATS, Rules
+from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 
 from .entrants import Entrant, make_entrant
 from .schedule import Schedule

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from game import CARDS
+from leastscore.game import CARDS
 
 
 def derive(seed: int, *parts: object) -> int:

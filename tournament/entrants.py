@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 import msgspec
-
-from bots import Bot, builtin, loader
+from leastscore.bots import Bot, builtin, loader
 
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")

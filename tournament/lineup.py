@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from bots import Bot
-from bots.program import ProgramSeat
-from bots.referee import Referee
-from bots.seat import BotSeat, Seat, SeatFailed
-from game import Declare, Event, IllegalMove, Match, Move, View
+from leastscore.bots import Bot
+from leastscore.bots.program import ProgramSeat
+from leastscore.bots.referee import Referee
+from leastscore.bots.seat import BotSeat, Seat, SeatFailed
+from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
 
 from .config import TournamentConfig
 from .entrants import Entrant, bot_factory

@@ -17,16 +17,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
-from bots.seat import SeatFailed
-from game import Match, Move, Rules, View
-from protocol import errors
-from protocol.convert import match_state, turn_for
-from protocol.errors import ProtocolError
-from protocol.messages import SeatInfo, State, TableInfo
-from server.app import Server
-from server.config import ServerConfig
-from server.players import Player
-from server.table import RemoteSeat, Table
+from leastscore.bots.seat import SeatFailed
+from leastscore.game import Match, Move, Rules, View
+from leastscore.protocol import errors
+from leastscore.protocol.convert import match_state, turn_for
+from leastscore.protocol.errors import ProtocolError
+from leastscore.protocol.messages import SeatInfo, State, TableInfo
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+from leastscore.server.players import Player
+from leastscore.server.table import RemoteSeat, Table
 
 from .config import listen_address
 

@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
-
-from bots.referee import Faults
-from game import Declared, Match, Played
+from leastscore.bots.referee import Faults
+from leastscore.game import Declared, Match, Played
 
 Status = Literal["played", "aborted"]
 

@@ -15,7 +15,7 @@ import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from server.app import Server
+from leastscore.server.app import Server
 
 from . import config as configs
 from .config import TournamentConfig

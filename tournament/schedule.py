@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import overload
 
-from game import MAX_SEATS, MIN_SEATS
+from leastscore.game import MAX_SEATS, MIN_SEATS
 
 from .deals import deal_seed, derive
 

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import IO
 
 import msgspec
-
-from game import Event, write_log
+from leastscore.game import Event, write_log
 
 from . import config as configs
 from .config import TournamentConfig

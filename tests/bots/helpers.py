@@ -7,9 +7,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from server.app import Server
-from server.config import ServerConfig
-from server.store import Store
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+from leastscore.server.store import Store
 
 
 @contextlib.asynccontextmanager

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bots.check import CheckSettings, check_program
+from leastscore.bots.check import CheckSettings, check_program
 
 PROGRAMS = Path(__file__).parent.parent / "programs"
 SDK_BOTS = str(PROGRAMS / "sdk_bots.py")

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bots.scaffold import class_name, new_bot
+from leastscore.bots.scaffold import class_name, new_bot
 
 
 def leastscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

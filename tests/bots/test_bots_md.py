@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bots.base import Bot
-from bots.local import play_match
+from leastscore.bots.base import Bot
+from leastscore.bots.local import play_match
 
 GUIDE = Path(__file__).parent.parent.parent / "BOTS.md"
 

@@ -1,8 +1,7 @@
 import pytest
-
-from bots import BUILTIN, ExpertBot, GreedyBot, builtin, make_bot
-from bots.greedy import fits
-from game import Declare, Match, Play, Rules, parse_cards
+from leastscore.bots import BUILTIN, ExpertBot, GreedyBot, builtin, make_bot
+from leastscore.bots.greedy import fits
+from leastscore.game import Declare, Match, Play, Rules, parse_cards
 
 from ..game.helpers import rigged_match
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from bots.inference import ValueModel, hidden_hands, value_counts
-from bots.knowledge import knowledge
-from bots.rollout import sample_deal
-from bots.view import DealMemory
-from game import Match, Play, RoundStarted, Rules, parse_cards
-from game.cards import FULL_DECK, mask_of
+from leastscore.bots.inference import ValueModel, hidden_hands, value_counts
+from leastscore.bots.knowledge import knowledge
+from leastscore.bots.rollout import sample_deal
+from leastscore.bots.view import DealMemory
+from leastscore.game import Match, Play, RoundStarted, Rules, parse_cards
+from leastscore.game.cards import FULL_DECK, mask_of
 
 from ..game.helpers import rigged_match
 

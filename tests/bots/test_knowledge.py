@@ -7,12 +7,11 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from bots import GreedyBot, RandomBot
-from bots.knowledge import knowledge
-from bots.view import BotView, DealMemory
-from game import Match, Play, RoundStarted, Rules, parse_cards
-from game.cards import CARDS, Card
+from leastscore.bots import GreedyBot, RandomBot
+from leastscore.bots.knowledge import knowledge
+from leastscore.bots.view import BotView, DealMemory
+from leastscore.game import Match, Play, RoundStarted, Rules, parse_cards
+from leastscore.game.cards import CARDS, Card
 
 from ..game.helpers import rigged_match
 

@@ -10,14 +10,14 @@ import random
 
 import pytest
 from click.testing import CliRunner
+from leastscore.bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
+from leastscore.bots.shedding import best_group, best_shed, shed_with
+from leastscore.bots.view import DealMemory
+from leastscore.game import Declare, Match, Play, Rules
+from leastscore.game.groups import hand_info
 
 from bench.ladder import main as ladder_main
 from bench.ladder import play_deal, wilson
-from bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
-from bots.shedding import best_group, best_shed, shed_with
-from bots.view import DealMemory
-from game import Declare, Match, Play, Rules
-from game.groups import hand_info
 
 from ..game.helpers import rigged_match
 

@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from bots import GreedyBot, RandomBot
-from bots.base import Bot
-from bots.program import ProgramSeat
-from bots.referee import Policy, Referee
-from bots.seat import BotSeat
-from game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
+from leastscore.bots import GreedyBot, RandomBot
+from leastscore.bots.base import Bot
+from leastscore.bots.program import ProgramSeat
+from leastscore.bots.referee import Policy, Referee
+from leastscore.bots.seat import BotSeat
+from leastscore.game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
 
 PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
 

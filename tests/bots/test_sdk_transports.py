@@ -12,19 +12,18 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-
-from bots import GreedyBot
-from bots.local import play_match, play_match_async
-from bots.net import Connection
-from bots.program import ProgramSeat
-from bots.referee import Policy, Referee
-from bots.sdk import BotView, Move
-from bots.seat import BotSeat
-from bots.tcp import TableChoice, play_over_tcp
-from game import Declared, Match, Played, Rules
-from protocol.messages import AddBot, Create
-from server.app import Server
-from server.store import Store
+from leastscore.bots import GreedyBot
+from leastscore.bots.local import play_match, play_match_async
+from leastscore.bots.net import Connection
+from leastscore.bots.program import ProgramSeat
+from leastscore.bots.referee import Policy, Referee
+from leastscore.bots.sdk import BotView, Move
+from leastscore.bots.seat import BotSeat
+from leastscore.bots.tcp import TableChoice, play_over_tcp
+from leastscore.game import Declared, Match, Played, Rules
+from leastscore.protocol.messages import AddBot, Create
+from leastscore.server.app import Server
+from leastscore.server.store import Store
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
 from .helpers import bot_run, finished_matches, serving, wait_for

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from client.cli import DEFAULT_PORT, parse_address
+from leastscore.client.cli import DEFAULT_PORT, parse_address
 
 
 @pytest.mark.parametrize(

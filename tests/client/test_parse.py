@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from client.parse import (
+from leastscore.client.parse import (
     AddBots,
     Context,
     CreateTable,
@@ -23,7 +22,7 @@ from client.parse import (
     parse,
     parse_move,
 )
-from game import Declare, Play, Rules, parse_cards
+from leastscore.game import Declare, Play, Rules, parse_cards
 
 HAND = tuple(sorted(parse_cards("7H 7D KS 3C 4D")))
 OPEN = tuple(sorted(parse_cards("8S 9S")))

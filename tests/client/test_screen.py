@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from client.complete import candidates, matching
-from client.parse import parse
-from client.screen import (
+from leastscore.client.complete import candidates, matching
+from leastscore.client.parse import parse
+from leastscore.client.screen import (
     PLAIN,
     Look,
     detect_look,
@@ -19,11 +19,11 @@ from client.screen import (
     tables_list,
     turn_line,
 )
-from game import Declared, Match, MatchEnded, Play, Rules, Standing, parse_cards
-from game.cards import NAMES
-from protocol.convert import match_state
-from protocol.messages import Chat, PlayerLeft, SeatInfo, State, TableInfo
-from protocol.tracker import Tracker
+from leastscore.game import Declared, Match, MatchEnded, Play, Rules, Standing, parse_cards
+from leastscore.game.cards import NAMES
+from leastscore.protocol.convert import match_state
+from leastscore.protocol.messages import Chat, PlayerLeft, SeatInfo, State, TableInfo
+from leastscore.protocol.tracker import Tracker
 
 COLOUR = Look(color=True, unicode=True)
 SEATS = ["Ann", "Bea", "Cy"]
@@ -201,7 +201,7 @@ def test_completion_offers_every_legal_move_on_your_turn() -> None:
 
 
 def _ctx(tracker: Tracker) -> object:
-    from client.parse import Context
+    from leastscore.client.parse import Context
 
     return Context(tracker.hand, tracker.open, tracker.rules, tracker.can_draw)
 

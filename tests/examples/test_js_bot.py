@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from bots import GreedyBot
-from bots.net import Connection
-from bots.scaffold import new_bot
-from bots.view import BotView
-from game import MatchEnded
-from protocol.convert import move_to_wire
-from protocol.messages import Join, Turn
-from server.app import Server
+from leastscore.bots import GreedyBot
+from leastscore.bots.net import Connection
+from leastscore.bots.scaffold import new_bot
+from leastscore.bots.view import BotView
+from leastscore.game import MatchEnded
+from leastscore.protocol.convert import move_to_wire
+from leastscore.protocol.messages import Join, Turn
+from leastscore.server.app import Server
 
 from ..bots.helpers import bot_run, finished_matches, serving, wait_for
 

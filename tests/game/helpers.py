@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from game import NAMES, Match, Rules, parse_cards
-from game.match import ScriptedShuffler
+from leastscore.game import NAMES, Match, Rules, parse_cards
+from leastscore.game.match import ScriptedShuffler
 
 
 def rigged_order(hands: Sequence[str], open_card: str, deck: str = "", first: int = 1) -> list[str]:

@@ -1,8 +1,7 @@
 import pickle
 
 import pytest
-
-from game import CARDS, Card, format_cards, hand_total, parse_card, parse_cards
+from leastscore.game import CARDS, Card, format_cards, hand_total, parse_card, parse_cards
 
 
 def test_canonical_names_round_trip():

@@ -3,8 +3,14 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from game import CARDS, Rules, explain_discard, is_legal_discard, legal_discards, parse_cards
+from leastscore.game import (
+    CARDS,
+    Rules,
+    explain_discard,
+    is_legal_discard,
+    legal_discards,
+    parse_cards,
+)
 
 WORKED_CHECKS = [
     ("7H", True),

@@ -2,8 +2,7 @@
 
 import msgspec
 import pytest
-
-from game import (
+from leastscore.game import (
     CannotDeclare,
     Declare,
     Declared,
@@ -23,8 +22,8 @@ from game import (
     parse_cards,
     replay,
 )
-from game.cards import FULL_DECK, mask_of
-from game.match import secure_shuffle
+from leastscore.game.cards import FULL_DECK, mask_of
+from leastscore.game.match import secure_shuffle
 
 from .helpers import rigged_match, rigged_order
 

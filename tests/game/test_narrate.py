@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from game import Declared, Played, Resigned, Rules
-from game.events import MatchStarted, RoundStarted
-from game.narrate import describe
+from leastscore.game import Declared, Played, Resigned, Rules
+from leastscore.game.events import MatchStarted, RoundStarted
+from leastscore.game.narrate import describe
 
 NAMES = ("Ann", "Bea", "Cy")
 

@@ -7,9 +7,8 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from bots import GreedyBot, RandomBot
-from game import (
+from leastscore.bots import GreedyBot, RandomBot
+from leastscore.game import (
     Declared,
     Match,
     MatchEnded,
@@ -20,7 +19,7 @@ from game import (
     replay,
     write_log,
 )
-from game.cards import FULL_DECK, NAMES, mask_of
+from leastscore.game.cards import FULL_DECK, NAMES, mask_of
 
 rules_st = st.builds(
     Rules,

@@ -1,6 +1,5 @@
 import pytest
-
-from game import Rules
+from leastscore.game import Rules
 
 
 def test_defaults_are_the_standard_game():

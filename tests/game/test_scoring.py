@@ -1,6 +1,5 @@
 import pytest
-
-from game import Rules, declaration_holds, settle
+from leastscore.game import Rules, declaration_holds, settle
 
 
 def test_rules_md_examples():

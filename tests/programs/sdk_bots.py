@@ -10,7 +10,7 @@ import os
 import sys
 import time
 
-from bots.sdk import Bot, BotView, Declare, Event, Move, Play
+from leastscore.bots.sdk import Bot, BotView, Declare, Event, Move, Play
 
 
 class Watcher(Bot):

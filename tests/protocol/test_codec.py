@@ -6,10 +6,9 @@ from typing import Any
 
 import msgspec
 import pytest
-
-from protocol import ProtocolError, decode_client
-from protocol.codec import _envelope
-from protocol.messages import CLIENT_TYPES
+from leastscore.protocol import ProtocolError, decode_client
+from leastscore.protocol.codec import _envelope
+from leastscore.protocol.messages import CLIENT_TYPES
 
 FRAMES: list[Any] = [
     {"type": "hello", "protocol": [1], "name": "ann", "bot": True, "client": "x/1"},

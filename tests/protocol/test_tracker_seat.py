@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from game import Match, Rules
-from protocol.convert import turn_for
-from protocol.tracker import Tracker
+from leastscore.game import Match, Rules
+from leastscore.protocol.convert import turn_for
+from leastscore.protocol.tracker import Tracker
 
 
 def test_the_seat_is_the_one_whose_hand_is_dealt_to_it() -> None:

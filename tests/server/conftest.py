@@ -9,10 +9,9 @@ from typing import Any
 
 import msgspec
 import pytest
-
-from protocol import FrameReader
-from server.app import Server
-from server.config import ServerConfig
+from leastscore.protocol import FrameReader
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
 
 
 @pytest.fixture
@@ -104,7 +103,7 @@ class Raw:
 
 async def raw_player(client: Raw) -> dict[str, Any]:
     """Play until the match ends: the last legal group, from the deck; declare at 4 or less."""
-    from game.cards import BY_NAME, VALUE
+    from leastscore.game.cards import BY_NAME, VALUE
 
     next_id = 100
     while True:

@@ -8,10 +8,9 @@ import struct
 
 import msgspec
 import pytest
-
-from protocol import errors
-from server.app import Server
-from server.config import ServerConfig
+from leastscore.protocol import errors
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
 
 from .conftest import Raw, raw_player
 

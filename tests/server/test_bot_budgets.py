@@ -8,13 +8,12 @@ import signal
 import time
 
 import pytest
-
-from bots.base import Bot
-from bots.seat import BotSeat
-from game import Match, Move, Play, View
-from server.app import Server
-from server.config import ServerConfig
-from server.thinking import ThinkingFailed, ThinkingPool
+from leastscore.bots.base import Bot
+from leastscore.bots.seat import BotSeat
+from leastscore.game import Match, Move, Play, View
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+from leastscore.server.thinking import ThinkingFailed, ThinkingPool
 
 from .conftest import Raw
 from .test_lifecycle import start_server
@@ -173,7 +172,7 @@ async def test_a_table_nobody_is_connected_to_stops_its_bots(tmp_path):
         assert len(server.lobby.players) == 0
     finally:
         await server.shutdown()
-    from server.store import Store
+    from leastscore.server.store import Store
 
     (record,) = Store(str(tmp_path / "m.sqlite3")).matches(5)
     assert record.status == "aborted"

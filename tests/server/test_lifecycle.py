@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from server.app import Server
+from leastscore.server.app import Server
 
 from .conftest import Raw, raw_player
 
@@ -136,7 +136,7 @@ async def test_a_finished_match_is_recorded_and_replays(tmp_path):
 def test_the_lan_address_is_an_ipv4_address():
     import ipaddress
 
-    from server.cli import lan_address
+    from leastscore.server.cli import lan_address
 
     assert ipaddress.ip_address(lan_address()).version == 4  # found without sending a packet
 
@@ -154,7 +154,7 @@ def test_serve_fails_clearly_on_a_busy_port(tmp_path):
 
 
 async def test_chat_timeouts_leaving_and_playing_again():
-    from server.config import ServerConfig
+    from leastscore.server.config import ServerConfig
 
     server = Server(ServerConfig(port=0, human_move_time=0.3, bot_delay=0.0, grace_period=5))
     await server.start()

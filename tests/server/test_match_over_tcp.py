@@ -6,8 +6,7 @@ import asyncio
 from typing import Any
 
 import msgspec
-
-from game import (
+from leastscore.game import (
     Declared,
     Event,
     MatchEnded,
@@ -18,9 +17,9 @@ from game import (
     RoundStarted,
     RoundVoid,
 )
-from game.cards import NAMES
-from server.app import Server
-from server.store import Store
+from leastscore.game.cards import NAMES
+from leastscore.server.app import Server
+from leastscore.server.store import Store
 
 from .conftest import Raw, raw_player
 
@@ -150,10 +149,10 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
 
 async def test_tracker_follows_the_server_exactly(server: Server):
     """A client-side Tracker, fed only frames, equals the engine's own view at every turn."""
-    from bots import GreedyBot
-    from bots.net import Connection
-    from protocol.convert import move_to_wire
-    from protocol.messages import AddBot, Create, Start, Turn
+    from leastscore.bots import GreedyBot
+    from leastscore.bots.net import Connection
+    from leastscore.protocol.convert import move_to_wire
+    from leastscore.protocol.messages import AddBot, Create, Start, Turn
 
     conn = await Connection.open("127.0.0.1", server.port, "tracked", bot=True)
     ok = await conn.request(Create(name="t", seats=3, rules={"threshold": 30}))

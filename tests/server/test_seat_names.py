@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.app import Server
+from leastscore.server.app import Server
 
 from .conftest import Raw
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.app import Server
+from leastscore.server.app import Server
 
 from .conftest import Raw, raw_player
 

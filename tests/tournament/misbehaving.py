@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from bots import GreedyBot
-from game import Move, View
+from leastscore.bots import GreedyBot
+from leastscore.game import Move, View
 
 
 class Raiser(GreedyBot):

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-
-from tournament.config import build, dump, load, read_toml
-from tournament.entrants import bot_factory, parse_entrant
-from tournament.report import document
-from tournament.stats import Tally
+from leastscore.tournament.config import build, dump, load, read_toml
+from leastscore.tournament.entrants import bot_factory, parse_entrant
+from leastscore.tournament.report import document
+from leastscore.tournament.stats import Tally
 
 from .helpers import MISBEHAVING, tournament
 
@@ -57,7 +56,7 @@ def test_entrant_specs():
 def test_a_config_file_and_its_round_trip(tmp_path: Path):
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "mine.py").write_text(
-        "from bots import GreedyBot\n\nclass Mine(GreedyBot):\n    pass\n"
+        "from leastscore.bots import GreedyBot\n\nclass Mine(GreedyBot):\n    pass\n"
     )
     path = tmp_path / "cup.toml"
     path.write_text(

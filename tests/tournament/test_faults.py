@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from game import read_log, replay
+from leastscore.game import read_log, replay
 
 from .helpers import MISBEHAVING, by_bot, load, program, tournament
 

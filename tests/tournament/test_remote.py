@@ -7,13 +7,12 @@ import struct
 from typing import Any
 
 import msgspec
-
-from server.app import Server
-from tournament.config import build
-from tournament.entrants import parse_entrant
-from tournament.remote import Hall
-from tournament.results import MatchResult
-from tournament.runner import Runner
+from leastscore.server.app import Server
+from leastscore.tournament.config import build
+from leastscore.tournament.entrants import parse_entrant
+from leastscore.tournament.remote import Hall
+from leastscore.tournament.results import MatchResult
+from leastscore.tournament.runner import Runner
 
 
 async def remote_bot(port: int, token: str, *, drop_after: int | None = None) -> list[str]:

@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from game import read_log, replay
+from leastscore.game import read_log, replay
 
 from .helpers import HERE, bots, tournament
 

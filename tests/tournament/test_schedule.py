@@ -7,13 +7,12 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-
-from bots import make_bot
-from bots.referee import Policy, Referee
-from bots.seat import BotSeat
-from game import Match, RoundStarted, Rules
-from tournament.deals import DuplicateDeck, deal_seed
-from tournament.schedule import Schedule
+from leastscore.bots import make_bot
+from leastscore.bots.referee import Policy, Referee
+from leastscore.bots.seat import BotSeat
+from leastscore.game import Match, RoundStarted, Rules
+from leastscore.tournament.deals import DuplicateDeck, deal_seed
+from leastscore.tournament.schedule import Schedule
 
 NAMES = ["ann", "bea", "cy", "dot", "eve"]
 

@@ -7,9 +7,8 @@ import re
 from pathlib import Path
 
 import msgspec
-
-from tournament.report import Format, StandingsDocument, json_schema
-from tournament.stats import Rating, Standing
+from leastscore.tournament.report import Format, StandingsDocument, json_schema
+from leastscore.tournament.stats import Rating, Standing
 
 from .helpers import bots, program, tournament
 

@@ -6,9 +6,8 @@ import random
 
 import msgspec
 import pytest
-
-from tournament.results import MatchResult, SeatResult, aborted
-from tournament.stats import Tally, wilson
+from leastscore.tournament.results import MatchResult, SeatResult, aborted
+from leastscore.tournament.stats import Tally, wilson
 
 
 def result(fixture: int, *places: tuple[str, int], **kw: object) -> MatchResult:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bots import GreedyBot
-from bots.view import BotView
-from game import Move
+from leastscore.bots import GreedyBot
+from leastscore.bots.view import BotView
+from leastscore.game import Move
 
 
 class CoreNoter(GreedyBot):
