@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SUBPACKAGES := game protocol server client bots tournament
+SUBPACKAGES := game protocol seats server client bots tournament
 
 .PHONY: play test lint typecheck unit bench clean
 

@@ -34,10 +34,11 @@ from pathlib import Path
 
 import click
 from leastscore.bots import Bot, GreedyBot
-from leastscore.bots.program import ProgramSeat
-from leastscore.bots.referee import Policy, Referee
-from leastscore.bots.seat import BotSeat, Seat
+from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Play, Played, Rules, View
+from leastscore.seats.program import ProgramSeat
+from leastscore.seats.referee import Policy, Referee
+from leastscore.seats.seat import Seat
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
 from leastscore.tournament.play import loop_factory

@@ -7,10 +7,10 @@ import inspect
 from collections.abc import Callable
 
 from .base import Bot
-from .counter import CounterBot
-from .expert import ExpertBot
-from .greedy import GreedyBot
-from .random_bot import RandomBot
+from .ladder.counter import CounterBot
+from .ladder.expert import ExpertBot
+from .ladder.greedy import GreedyBot
+from .ladder.random_bot import RandomBot
 
 BUILTIN: dict[str, Callable[[int | None], Bot]] = {
     "random": RandomBot,

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from leastscore.game import Match, Rules
+from leastscore.seats.referee import Faults, Policy, Referee
+from leastscore.seats.seat import Seat
 
 from . import make_bot
 from .base import Bot
-from .referee import Faults, Policy, Referee
-from .seat import BotSeat, Seat
+from .seat import BotSeat
 
 
 @dataclass

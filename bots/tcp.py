@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leastscore.protocol.messages import AddBot, Create, Join, Leave, Message, Start
+from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 
 from leastscore.about import VERSION
 
 from .base import Bot
-from .net import Connection, ConnectionClosed, ServerError
 from .runner import BotFailed, BotRunner
 
 CLIENT = f"leastscore-sdk/{VERSION} (tcp)"
@@ -57,7 +57,7 @@ async def play_over_tcp(
     def say(text: str) -> None:
         print(f"[{name}] {text}", file=sys.stderr, flush=True)
 
-    conn = Connection(host, port, name, bot=True, client=CLIENT)
+    conn = ServerLink(host, port, name, bot=True, client=CLIENT)
 
     resuming = False
 
@@ -127,7 +127,7 @@ async def play_over_tcp(
     return 1 if runner.refused or runner.late or runner.errors else 0
 
 
-async def _sit(conn: Connection, where: TableChoice, say: Say) -> None:
+async def _sit(conn: ServerLink, where: TableChoice, say: Say) -> None:
     if where.create:
         ok = await conn.request(
             Create(
@@ -150,7 +150,7 @@ async def _sit(conn: Connection, where: TableChoice, say: Say) -> None:
         say(f"sitting at table {where.table}, seat {getattr(ok, 'seat', '?')}")
 
 
-async def _start(conn: Connection, say: Say) -> None:
+async def _start(conn: ServerLink, say: Say) -> None:
     """The creator starts the next match at its table."""
     try:
         await conn.request(Start())
@@ -158,7 +158,7 @@ async def _start(conn: Connection, say: Say) -> None:
         say(f"could not start the next match: {e}")
 
 
-async def _resume(conn: Connection, runner: BotRunner, resume_for: float, say: Say) -> bool:
+async def _resume(conn: ServerLink, runner: BotRunner, resume_for: float, say: Say) -> bool:
     """Reconnect with the token until it works or ``resume_for`` seconds have passed."""
     loop = asyncio.get_running_loop()
     give_up = loop.time() + resume_for

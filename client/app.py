@@ -10,7 +10,6 @@ from importlib.resources import files
 
 import msgspec
 from leastscore.bots import BUILTIN, make_bot
-from leastscore.bots.net import Connection, ConnectionClosed, ServerError
 from leastscore.bots.view import BotView
 from leastscore.game import (
     Declare,
@@ -42,6 +41,7 @@ from leastscore.protocol.messages import (
     Turn,
 )
 from leastscore.protocol.tracker import Tracker
+from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
@@ -62,7 +62,7 @@ KEEPALIVE = 100.0
 class Client:
     def __init__(
         self,
-        conn: Connection,
+        conn: ServerLink,
         term: Terminal,
         *,
         retry_for: float = 60.0,

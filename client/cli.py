@@ -148,9 +148,9 @@ class LocalTable:
 async def _play(
     target: tuple[str, int] | LocalTable, name: str, plain: bool, retry_for: float
 ) -> int:
-    from leastscore.bots.net import Connection, ConnectionClosed, ServerError
     from leastscore.protocol import ProtocolError
     from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 
     from leastscore.about import VERSION
 
@@ -185,7 +185,7 @@ async def _play(
     where = f"{host}:{port}"
     try:
         try:
-            conn = await Connection.open(
+            conn = await ServerLink.open(
                 host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
             )
         except ServerError as e:

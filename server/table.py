@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
-from leastscore.bots.referee import Policy, Referee
-from leastscore.bots.seat import BotSeat, MoveSlot, Seat
+from leastscore.bots.seat import BotSeat
 from leastscore.game import Event, IllegalMove, Match, Move, Rules, View
 from leastscore.protocol import encode, errors
 from leastscore.protocol.convert import match_state, public_turn, turn_for
@@ -28,6 +27,8 @@ from leastscore.protocol.messages import (
     TableChanged,
     TableInfo,
 )
+from leastscore.seats.referee import Policy, Referee
+from leastscore.seats.seat import MoveSlot, Seat
 
 if TYPE_CHECKING:
     from .app import Server

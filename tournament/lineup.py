@@ -28,10 +28,11 @@ from pathlib import Path
 from typing import IO
 
 from leastscore.bots import Bot
-from leastscore.bots.program import ProgramSeat
-from leastscore.bots.referee import Referee
-from leastscore.bots.seat import BotSeat, Seat, SeatFailed
+from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
+from leastscore.seats.program import ProgramSeat
+from leastscore.seats.referee import Referee
+from leastscore.seats.seat import Seat, SeatFailed
 
 from .config import TournamentConfig
 from .entrants import Entrant, bot_factory

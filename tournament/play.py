@@ -12,8 +12,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from leastscore.bots.referee import Faults, Policy, Referee
 from leastscore.game import Match
+from leastscore.seats.referee import Faults, Policy, Referee
 
 from .config import TournamentConfig
 from .deals import DuplicateDeck

@@ -17,12 +17,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
-from leastscore.bots.seat import SeatFailed
 from leastscore.game import Match, Move, Rules, View
 from leastscore.protocol import errors
 from leastscore.protocol.convert import match_state, turn_for
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import SeatInfo, State, TableInfo
+from leastscore.seats.seat import SeatFailed
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.players import Player

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
-from leastscore.bots.referee import Faults
 from leastscore.game import Declared, Match, Played
+from leastscore.seats.referee import Faults
 
 Status = Literal["played", "aborted"]
 

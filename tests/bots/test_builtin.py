@@ -1,6 +1,6 @@
 import pytest
 from leastscore.bots import BUILTIN, ExpertBot, GreedyBot, builtin, make_bot
-from leastscore.bots.greedy import fits
+from leastscore.bots.ladder.greedy import fits
 from leastscore.game import Declare, Match, Play, Rules, parse_cards
 
 from ..game.helpers import rigged_match

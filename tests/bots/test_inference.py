@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from leastscore.bots.inference import ValueModel, hidden_hands, value_counts
 from leastscore.bots.knowledge import knowledge
-from leastscore.bots.rollout import sample_deal
+from leastscore.bots.ladder.inference import ValueModel, hidden_hands, value_counts
+from leastscore.bots.ladder.rollout import sample_deal
 from leastscore.bots.view import DealMemory
 from leastscore.game import Match, Play, RoundStarted, Rules, parse_cards
 from leastscore.game.cards import FULL_DECK, mask_of

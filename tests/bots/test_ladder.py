@@ -11,7 +11,7 @@ import random
 import pytest
 from click.testing import CliRunner
 from leastscore.bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
-from leastscore.bots.shedding import best_group, best_shed, shed_with
+from leastscore.bots.ladder.shedding import best_group, best_shed, shed_with
 from leastscore.bots.view import DealMemory
 from leastscore.game import Declare, Match, Play, Rules
 from leastscore.game.groups import hand_info

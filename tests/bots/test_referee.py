@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from leastscore.bots import GreedyBot, RandomBot
 from leastscore.bots.base import Bot
-from leastscore.bots.program import ProgramSeat
-from leastscore.bots.referee import Policy, Referee
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
+from leastscore.seats.program import ProgramSeat
+from leastscore.seats.referee import Policy, Referee
 
 PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
 

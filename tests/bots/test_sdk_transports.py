@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from leastscore.bots import GreedyBot
 from leastscore.bots.local import play_match, play_match_async
-from leastscore.bots.net import Connection
-from leastscore.bots.program import ProgramSeat
-from leastscore.bots.referee import Policy, Referee
 from leastscore.bots.sdk import BotView, Move
 from leastscore.bots.seat import BotSeat
 from leastscore.bots.tcp import TableChoice, play_over_tcp
 from leastscore.game import Declared, Match, Played, Rules
 from leastscore.protocol.messages import AddBot, Create
+from leastscore.seats.link import ServerLink
+from leastscore.seats.program import ProgramSeat
+from leastscore.seats.referee import Policy, Referee
 from leastscore.server.app import Server
 from leastscore.server.store import Store
 
@@ -230,7 +230,7 @@ async def test_tcp_a_dropped_connection_is_resumed_mid_turn(
 
 async def test_tcp_a_bot_takes_over_a_player_with_its_token(server: Server) -> None:
     """How a host hands a seat to a bot (a tournament's remote entrant): a token."""
-    seated = await Connection.open("127.0.0.1", server.port, "entrant", bot=True)
+    seated = await ServerLink.open("127.0.0.1", server.port, "entrant", bot=True)
     await seated.request(Create(name="hall", seats=2, rules={"threshold": 20}))
     await seated.request(AddBot(level="greedy"))  # the table is full: the match starts
     token = seated.tracker.token

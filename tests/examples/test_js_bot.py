@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from leastscore.bots import GreedyBot
-from leastscore.bots.net import Connection
+from leastscore.seats.link import ServerLink
 from leastscore.bots.scaffold import new_bot
 from leastscore.bots.view import BotView
 from leastscore.game import MatchEnded
@@ -148,7 +148,7 @@ async def test_it_resumes_after_a_dropped_connection(js_bot: Path, server: Serve
         ),
         stderr=asyncio.subprocess.PIPE,
     )
-    me = await Connection.open("127.0.0.1", server.port, "tester", bot=True)
+    me = await ServerLink.open("127.0.0.1", server.port, "tester", bot=True)
     try:
         await wait_for(lambda: bool(server.lobby.tables))
         (table,) = server.lobby.tables

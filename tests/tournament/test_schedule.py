@@ -8,9 +8,9 @@ from itertools import combinations
 
 import pytest
 from leastscore.bots import make_bot
-from leastscore.bots.referee import Policy, Referee
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, RoundStarted, Rules
+from leastscore.seats.referee import Policy, Referee
 from leastscore.tournament.deals import DuplicateDeck, deal_seed
 from leastscore.tournament.schedule import Schedule
 

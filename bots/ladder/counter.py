@@ -30,7 +30,9 @@ from leastscore.game import Declare, Declared, Event, Move, Play, View
 from leastscore.game.cards import CARDS, RANK, VALUE
 from leastscore.game.groups import group_cards
 
-from .base import Bot
+from ..base import Bot
+from ..knowledge import Knowledge
+from ..view import BotView
 from .inference import (
     AT_CAP,
     LOW_SKEW,
@@ -41,9 +43,7 @@ from .inference import (
     hidden_hands,
     value_counts,
 )
-from .knowledge import Knowledge
 from .shedding import shed_with
-from .view import BotView
 
 
 @dataclass(frozen=True)

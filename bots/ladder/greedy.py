@@ -14,7 +14,7 @@ from leastscore.game import Card, Declare, Move, Play, View
 from leastscore.game.cards import RANK, VALUE
 from leastscore.game.groups import group_cards, hand_info
 
-from .base import Bot
+from ..base import Bot
 
 DECLARE_AT = 5
 MEAN_DECK_VALUE = sum(VALUE) / 52  # 85/13, about 6.5

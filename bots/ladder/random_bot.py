@@ -6,7 +6,7 @@ import random
 
 from leastscore.game import Declare, Move, View
 
-from .base import Bot
+from ..base import Bot
 
 
 class RandomBot(Bot):

@@ -31,7 +31,13 @@ class ConnectionClosed(Exception):
     pass
 
 
-class Connection:
+class ServerLink:
+    """A client's one connection to a server, for people (``leastscore play``) and bots
+    (the SDK) alike: the handshake, requests matched to replies by id, a ``Tracker``
+    that keeps the client's picture of its table, and coming back with the token when
+    the connection drops. Not to be confused with the server's own ``Connection``, the
+    server's end of a client."""
+
     def __init__(
         self, host: str, port: int, name: str, *, bot: bool = False, client: str = ""
     ) -> None:
@@ -58,7 +64,7 @@ class Connection:
         bot: bool = False,
         client: str = "",
         timeout: float = 10.0,
-    ) -> Connection:
+    ) -> ServerLink:
         """Connect and say hello; raises ``OSError`` or ``ServerError``."""
         conn = cls(host, port, name, bot=bot, client=client)
         await conn.connect(timeout=timeout)

@@ -24,9 +24,9 @@ from leastscore.game import Rules
 from leastscore.game.cards import RANK, VALUE, cards_of
 from leastscore.game.scoring import declaration_holds, settle
 
+from ..knowledge import Knowledge
 from .greedy import fits
 from .inference import HiddenHand, ValueModel, best_fit
-from .knowledge import Knowledge
 from .shedding import best_group
 
 MEAN_CARD = 85 / 13

@@ -18,7 +18,7 @@ from leastscore.game import View
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.game.rules import HAND_SIZE
 
-from .knowledge import Knowledge
+from ..knowledge import Knowledge
 
 OVER_CAP = 0.02
 """Relative weight of a card worth more than its slot's cap."""

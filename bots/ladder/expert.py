@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from leastscore.game import Declare, Move, View
 
+from ..view import BotView
 from .counter import CounterBot, CounterStyle, Option, Table
 from .inference import public_hands
 from .rollout import (
@@ -56,7 +57,6 @@ from .rollout import (
     play_out,
     sample_deal,
 )
-from .view import BotView
 
 SAMPLES = 48
 """Guesses per decision at the default budget."""

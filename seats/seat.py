@@ -1,0 +1,97 @@
+"""The one seat interface: anything that, given a view, returns a move in time.
+
+A table (server) or a match (tournament) drives seats through ``Referee`` and
+never cares what is behind one: a built-in bot in this process, a person or a
+bot on a TCP connection, or an external program on stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
+
+from leastscore.game import Event, IllegalMove, Move, View
+
+
+class SeatFailed(Exception):
+    """The player behind a seat is gone or broken (a crash, garbage, a closed pipe)."""
+
+
+class Seat(Protocol):
+    name: str
+
+    def send(self, events: Sequence[Event]) -> None:
+        """This seat's own copies of new events, in order."""
+
+    def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
+        """Someone is to move (maybe this seat); ``view()`` builds this seat's view."""
+
+    def choose(self, view: View, time_limit: float) -> Awaitable[Move]:
+        """This seat's move (a coroutine or a future); may raise ``SeatFailed``."""
+
+    def verdict(self, error: IllegalMove | None) -> None:
+        """The move just chosen was accepted (None) or refused."""
+
+
+class MoveSlot:
+    """Where a remote player's move waits until the referee asks for it.
+
+    The ``turn`` message goes out before the referee starts waiting, and a
+    fast client can answer in between; the slot keeps such an early move.
+    """
+
+    def __init__(self) -> None:
+        self._open = False
+        self._stamp: tuple[int, int] | None = None
+        self._early: Move | None = None
+        self._waiting: asyncio.Future[Move] | None = None
+        self.move_id: int | None = None
+        """The request id of the move being judged, for the reply."""
+
+    def open(self, stamp: tuple[int, int] | None = None) -> None:
+        """A turn for this seat was announced; ``stamp`` is its (round, turn)."""
+        self._open = True
+        self._stamp = stamp
+        self._early = None
+
+    def close(self) -> None:
+        """The turn is over (the move was accepted, or another seat is to move)."""
+        self._open = False
+        self._early = None
+
+    def offer(self, move: Move, move_id: int | None, stamp: tuple[int, int] | None = None) -> bool:
+        """A move arrived; False when this seat is not to move, already answered, or the
+        move says it answers another turn (a late answer must not land on a later turn)."""
+        if stamp is not None and stamp != self._stamp:
+            return False
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            self.move_id = move_id
+            self._waiting = None
+            waiting.set_result(move)
+            return True
+        if self._open and self._early is None:
+            self.move_id = move_id
+            self._early = move
+            return True
+        return False
+
+    def fail(self, error: BaseException) -> bool:
+        """Make the waiting ``take`` raise; False when nobody is waiting."""
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            self._waiting = None
+            waiting.set_exception(error)
+            return True
+        return False
+
+    def take(self) -> asyncio.Future[Move]:
+        """The move, now (if it came early) or when it comes."""
+        future: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
+        if self._early is not None:
+            future.set_result(self._early)
+            self._early = None
+        else:
+            self._waiting = future
+        return future
