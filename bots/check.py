@@ -21,12 +21,12 @@ from itertools import cycle, islice
 from typing import Any
 
 from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, View
+from leastscore.game.narrate import ordinal
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.referee import Faults, Policy, Referee
 from leastscore.seats.seat import Seat, SeatFailed
 
 from . import make_bot
-from .runner import ordinal
 from .seat import BotSeat
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import click
+from leastscore.protocol.address import parse_address
 
 
 def _levels(values: tuple[str, ...]) -> list[str]:
@@ -23,10 +24,10 @@ def _levels(values: tuple[str, ...]) -> list[str]:
 
 
 def _address(text: str) -> tuple[str, int]:
-    host, colon, port = text.rpartition(":")
-    if not colon or not port.isdigit() or not host:
-        raise click.BadParameter(f"{text!r} is not HOST:PORT", param_hint="--server")
-    return host.strip("[]"), int(port)
+    try:
+        return parse_address(text)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--server") from None
 
 
 @click.group()

@@ -34,6 +34,7 @@ from leastscore.game import (
     RoundStarted,
     RoundVoid,
 )
+from leastscore.game.narrate import ordinal
 from leastscore.protocol import VERSION
 from leastscore.protocol.convert import move_to_wire
 from leastscore.protocol.messages import (
@@ -63,11 +64,6 @@ _TURN_OVER = (Played, Declared, RoundVoid, RoundStarted, MatchStarted, MatchEnde
 class BotFailed(Exception):
     """The bot raised, returned something that is not a move, or the host speaks no
     version the runner does."""
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def wire_move(

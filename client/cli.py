@@ -10,33 +10,7 @@ import sys
 from dataclasses import dataclass
 
 import click
-
-DEFAULT_PORT = 7445
-"""The port ``leastscore serve`` listens on by default."""
-
-
-def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
-    """``HOST:PORT``, ``HOST``, ``:PORT`` or ``[::1]:PORT``; raises ``ValueError``."""
-    text = text.strip()
-    if not text:
-        raise ValueError("the server address is empty")
-    host, port = text, ""
-    if text.startswith("["):
-        close = text.find("]")
-        if close < 0:
-            raise ValueError(f"{text!r}: an IPv6 address ends with ]")
-        host, rest = text[1:close], text[close + 1 :]
-        if rest and not rest.startswith(":"):
-            raise ValueError(f"{text!r} is not HOST:PORT")
-        port = rest[1:]
-    elif text.count(":") == 1:
-        host, port = text.split(":")
-    host = host or "127.0.0.1"
-    if not port:
-        return host, default_port
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"{port!r} is not a port number (1-65535)")
-    return host, int(port)
+from leastscore.protocol.address import DEFAULT_PORT, parse_address
 
 
 def default_name() -> str:

@@ -26,7 +26,7 @@ from leastscore.game import (
     legal_discards,
 )
 from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
-from leastscore.game.narrate import describe
+from leastscore.game.narrate import describe, ordinal
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
 from leastscore.protocol.tracker import Tracker
 from rich import box
@@ -433,10 +433,6 @@ def reveal(
     return grid
 
 
-def _place(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
 def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Look) -> Group:
     grid = Table(
         title="Final standings",
@@ -451,7 +447,7 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
     for s in event.standings:
         who = "You" if s.seat == me else _safe(names[s.seat], look)
         style = "bold" if look.color and s.place == 1 else ""
-        grid.add_row(_place(s.place), Text(who, style=style), str(s.score))
+        grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score))
     winner = event.standings[0]
     if me is None:
         verdict = f"{_safe(names[winner.seat], look)} wins the match."
@@ -461,7 +457,7 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
         mine = next((s.place for s in event.standings if s.seat == me), None)
         verdict = f"{_safe(names[winner.seat], look)} wins the match."
         if mine is not None:
-            verdict += f" You finished {_place(mine)}."
+            verdict += f" You finished {ordinal(mine)}."
     return Group(grid, Text(verdict, style="bold green" if look.color else ""))
 
 

@@ -17,8 +17,10 @@ from .events import (
 )
 
 
-def _place(n: int) -> str:
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``: a place as people say it."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def describe(event: Event, names: Sequence[str], me: int | None = None) -> str:
@@ -59,6 +61,6 @@ def describe(event: Event, names: Sequence[str], me: int | None = None) -> str:
         return f"{Who(event.seat)} left the match ({event.reason})"
     if isinstance(event, MatchEnded):
         return "Match over: " + ", ".join(
-            f"{_place(s.place)} {who(s.seat)} ({s.score})" for s in event.standings
+            f"{ordinal(s.place)} {who(s.seat)} ({s.score})" for s in event.standings
         )
     return type(event).__name__

@@ -8,6 +8,7 @@ import socket
 import sys
 
 import click
+from leastscore.protocol.address import DEFAULT_PORT
 
 from leastscore.about import default_db
 
@@ -47,7 +48,7 @@ def setup_logging(verbose: int, quiet: int) -> None:
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=7445, show_default=True, help="Port; 0 picks a free one.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, help="Port; 0 picks a free one.")
 @click.option("--lan", is_flag=True, help="Bind every interface so others on the LAN can join.")
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
 @click.option("--no-db", is_flag=True, help="Keep no record of matches.")

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
+from leastscore.protocol.address import parse_address
 
 from .entrants import Entrant, make_entrant
 from .schedule import Schedule
@@ -90,10 +91,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
 
 
 def listen_address(text: str) -> tuple[str, int]:
-    host, colon, port = text.rpartition(":")
-    if not colon or not host or not port.isdigit() or int(port) > 65535:
-        raise ValueError(f"{text!r} is not HOST:PORT")
-    return host.strip("[]"), int(port)
+    """Where the runner's server listens for remote entrants: ``HOST:PORT`` (0: any port)."""
+    return parse_address(text, listening=True)
 
 
 # -- from a TOML file and flags ------------------------------------------------------

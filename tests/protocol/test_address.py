@@ -1,9 +1,9 @@
-"""Where the server is: --server and LEASTSCORE_SERVER."""
+"""Addresses as people type them: --server, LEASTSCORE_SERVER, --listen."""
 
 from __future__ import annotations
 
 import pytest
-from leastscore.client.cli import DEFAULT_PORT, parse_address
+from leastscore.protocol.address import DEFAULT_PORT, parse_address
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,9 @@ def test_addresses(text: str, address: tuple[str, int]) -> None:
 def test_bad_addresses(text: str, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         parse_address(text)
+
+
+def test_an_address_to_listen_on_may_ask_for_any_free_port() -> None:
+    assert parse_address("127.0.0.1:0", listening=True) == ("127.0.0.1", 0)
+    with pytest.raises(ValueError, match="0-65535"):
+        parse_address("127.0.0.1:70000", listening=True)
