@@ -7,10 +7,14 @@ import getpass
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import DEFAULT_PORT, parse_address
+
+if TYPE_CHECKING:
+    from leastscore.protocol.lan import ServerAd
 
 
 def default_name() -> str:
@@ -36,9 +40,9 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--server",
     "address",
     envvar="LEASTSCORE_SERVER",
-    default=f"127.0.0.1:{DEFAULT_PORT}",
-    show_default=True,
-    help="HOST:PORT of the server (or set LEASTSCORE_SERVER).",
+    default=None,
+    help="HOST:PORT of the server (or set LEASTSCORE_SERVER). Without it, the servers "
+    f"announced on the LAN are listed to pick from; none found: 127.0.0.1:{DEFAULT_PORT}.",
 )
 @click.option("--name", default=None, help="Your name at the table (default: your login).")
 @click.option("--local", is_flag=True, help="Play against bots on a server inside this program.")
@@ -80,7 +84,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--plain", is_flag=True, help="ASCII only, no colour.")
 @click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
 def play(
-    address: str,
+    address: str | None,
     name: str | None,
     local: bool,
     bots: int,
@@ -97,7 +101,7 @@ def play(
         target = LocalTable(bots, level, threshold, move_time, bot_delay)
     else:
         try:
-            target = parse_address(address)
+            target = parse_address(address or pick_server())
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--server") from None
     player = (name or default_name()).strip()[:32] or "player"
@@ -106,6 +110,58 @@ def play(
     except KeyboardInterrupt:  # Ctrl-C while no prompt was waiting: leave quietly
         code = 130
     sys.exit(code)
+
+
+def pick_server() -> str:
+    """The address of a server found on the LAN: the only one, or the one the player
+    picks; 127.0.0.1 and the default port when none answers."""
+    from .discovery import DiscoveryUnavailable, find_servers
+
+    fallback = f"127.0.0.1:{DEFAULT_PORT}"
+    click.echo("Looking for servers on the LAN...")
+    try:
+        found = asyncio.run(find_servers())
+    except DiscoveryUnavailable as e:
+        click.echo(f"{e}; trying {fallback}")
+        return fallback
+    if not found:
+        click.echo(f"No server announced itself on the LAN; trying {fallback}")
+        return fallback
+    if len(found) == 1:
+        click.echo(f"Found {found[0].name} at {found[0].address}")
+        return found[0].address
+    for number, ad in enumerate(found, 1):
+        click.echo(f"  {number}. {ad.name} at {ad.address}: {_tables(ad)}")
+    choice = click.prompt("Which server", type=click.IntRange(1, len(found)), default=1)
+    return found[choice - 1].address
+
+
+def _tables(ad: ServerAd) -> str:
+    tables = f"{ad.tables} table{'s' if ad.tables != 1 else ''}"
+    return f"{tables}, {ad.seats_free} seat{'s' if ad.seats_free != 1 else ''} free"
+
+
+@click.command()
+@click.option("--wait", default=1.5, show_default=True, type=click.FloatRange(0.1, 30))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per server, for scripts.")
+def servers(wait: float, as_json: bool) -> None:
+    """List the Least Score servers announced on the LAN (listens --wait seconds)."""
+    import json
+
+    from .discovery import DiscoveryUnavailable, find_servers
+
+    try:
+        found = asyncio.run(find_servers(wait))
+    except DiscoveryUnavailable as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        for ad in found:
+            click.echo(json.dumps({**asdict(ad), "protocols": list(ad.protocols)}))
+        return
+    if not found:
+        click.echo("no server announced itself on the LAN")
+    for ad in found:
+        click.echo(f"{ad.name}  {ad.address}  {_tables(ad)}  ({ad.version or 'unknown'})")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Play in the terminal (--local: against bots, no server needed).",
     ),
     "serve": ("leastscore.server.cli:serve", "Run a Least Score server."),
+    "servers": ("leastscore.client.cli:servers", "List the servers announced on the LAN."),
     "history": ("leastscore.server.cli:history", "List recorded matches."),
     "bot": ("leastscore.bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
     "tournament": ("leastscore.tournament.cli:tournament", "Play a tournament between bots."),

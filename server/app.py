@@ -10,6 +10,7 @@ from collections.abc import Coroutine, Sequence
 
 from leastscore.game import Event
 
+from .announce import Announcer
 from .config import ServerConfig
 from .connection import Connection
 from .house_bots import HouseBots
@@ -31,6 +32,8 @@ class Server:
         self._saves: set[asyncio.Future[int]] = set()
         self._unflushed: list[Connection] = []
         self._matches: set[asyncio.Task[None]] = set()
+        self.announcer: Announcer | None = None
+        """Set when the server announces itself on the LAN (``serve --lan``)."""
         self.stopped = asyncio.Event()
 
     @property
@@ -61,6 +64,8 @@ class Server:
             return
         if self._server is not None:
             self._server.close()
+        if self.announcer is not None:
+            await self.announcer.stop()  # the LAN hears the goodbye first
         self.bots.close()  # whatever the bots are thinking, it ends now
         for task in list(self._matches):  # tables closed a moment ago are still saving too
             task.cancel()

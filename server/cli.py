@@ -49,7 +49,16 @@ def setup_logging(verbose: int, quiet: int) -> None:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, help="Port; 0 picks a free one.")
-@click.option("--lan", is_flag=True, help="Bind every interface so others on the LAN can join.")
+@click.option(
+    "--lan",
+    is_flag=True,
+    help="Bind every interface and announce the server, so others on the LAN find it.",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="The server's name on the LAN (default: this machine's name).",
+)
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
 @click.option("--no-db", is_flag=True, help="Keep no record of matches.")
 @click.option("--move-time", default=60.0, show_default=True, help="Seconds per move for people.")
@@ -83,6 +92,7 @@ def serve(
     host: str,
     port: int,
     lan: bool,
+    name: str | None,
     db: str,
     no_db: bool,
     move_time: float,
@@ -111,10 +121,11 @@ def serve(
         max_bot_samples=max_bot_samples,
         thinkers=max(1, thinkers),
     )
-    asyncio.run(_serve(config, lan, loop_name))
+    announce_as = (name or socket.gethostname().split(".")[0] or "leastscore").strip()[:60]
+    asyncio.run(_serve(config, announce_as if lan else None, loop_name))
 
 
-async def _serve(config: ServerConfig, lan: bool, loop_name: str) -> None:
+async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) -> None:
     from .app import Server
 
     server = Server(config)
@@ -125,8 +136,15 @@ async def _serve(config: ServerConfig, lan: bool, loop_name: str) -> None:
             f"cannot listen on {config.host}:{config.port}: {e.strerror}"
         ) from None
     click.echo(f"listening on {config.host}:{server.port}", err=False)
-    if lan:
+    if announce_as is not None:
+        from .announce import Announcer
+
         click.echo(f"players on your LAN connect to {lan_address()}:{server.port}")
+        server.announcer = Announcer(server, announce_as)
+        if await server.announcer.start():
+            click.echo(f"announced on the LAN as {announce_as!r}: leastscore play finds it")
+        else:
+            click.echo("not announced on the LAN: pip install leastscore[lan] (python-zeroconf)")
     logging.getLogger("leastscore.server").info(
         "event loop %s; matches saved to %s", loop_name, config.db or "nowhere"
     )
