@@ -92,6 +92,11 @@ def _rule(text: str) -> tuple[str, Any]:
 )
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
+    "--sprt",
+    metavar="elo0=A,elo1=B[,alpha=P,beta=P]",
+    help="With --gauntlet: stop as soon as the SPRT accepts H0 or H1 (--deals is the most).",
+)
+@click.option(
     "--out", type=click.Path(file_okay=False), help="Store results, match logs and reports here."
 )
 @click.option(
@@ -125,6 +130,7 @@ def tournament(
     startup_time: float | None,
     max_faults: int | None,
     listen: str | None,
+    sprt: str | None,
     out: str | None,
     resume: str | None,
     output: str | None,
@@ -189,6 +195,7 @@ def tournament(
                 "startup_time": startup_time,
                 "max_faults": max_faults,
                 "listen": listen,
+                "sprt": sprt,
             }
             settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
             if settings.get("seed") is None:
@@ -242,6 +249,7 @@ def run_tournament(
     )
 
     from . import report
+    from .per_deal import SprtRun, SprtSettings
     from .play import loop_factory
     from .results import MatchResult
     from .runner import Runner
@@ -249,11 +257,25 @@ def run_tournament(
 
     err = Console(stderr=True)
     schedule = config.schedule()
-    tally = Tally(config.names, len(schedule))
-    if store is not None:
-        tally.add_all(store.results())
+
+    def unit_of(fixture: int) -> tuple[int, int]:
+        f = schedule[fixture]
+        return f.deal, f.group
+
+    tally = Tally(config.names, len(schedule), unit_of)
+    sprt = None
+    if config.sprt is not None:
+        assert config.gauntlet is not None
+        sprt = SprtRun(SprtSettings.parse(config.sprt), config.gauntlet, schedule)
+    stored = list(store.results()) if store is not None else []
+    tally.add_all(stored)
+    for result in stored:
+        if sprt is not None:
+            sprt.add(result)
     done = tally.counted
     todo = [i for i in range(len(schedule)) if not tally.has(i)]
+    if sprt is not None and sprt.cut is not None:
+        todo = []  # the test had decided before the run was stopped
     if done and store is not None:
         err.print(f"{done} of {len(schedule)} matches already played in {store.path}")
 
@@ -270,10 +292,13 @@ def run_tournament(
 
     class LiveStandings:
         def __rich__(self) -> Any:
-            return report.rich_table(config, tally, err.width)
+            table = report.rich_table(config, tally, err.width)
+            return table if sprt is None else Group(table, report.sprt_line(sprt))
 
     def on_result(result: MatchResult) -> None:
         tally.add(result)
+        if sprt is not None:
+            sprt.add(result)
         progress.advance(task)
 
     def on_hall(server: Server, hall: Hall) -> None:
@@ -290,6 +315,7 @@ def run_tournament(
         store=store,
         on_result=on_result,
         on_hall=on_hall,
+        stop_when=None if sprt is None else lambda: sprt.cut is not None,
     )
     show = err.is_terminal and not quiet
     started = time.perf_counter()
@@ -309,13 +335,20 @@ def run_tournament(
         if store is not None:
             store.close()
     elapsed = time.perf_counter() - started
+    if sprt is not None and sprt.cut is not None:
+        # the test decided at a deal: count every match up to it and none after, so
+        # the standings do not depend on how far the workers had got past it
+        cut = sprt.cut
+        kept = Tally(config.names, cut, unit_of)
+        kept.add_all(r for r in [*stored, *runner.results] if r.fixture < cut)
+        tally = kept
     tally.finish()
     if store is not None:
-        store.write("standings.json", report.to_json(config, tally))
+        store.write("standings.json", report.to_json(config, tally, sprt))
         store.write("standings.csv", report.to_csv(tally).encode())
-        store.write("report.html", report.to_html(config, tally).encode())
+        store.write("report.html", report.to_html(config, tally, sprt).encode())
     if output == "json":
-        sys.stdout.buffer.write(report.to_json(config, tally))
+        sys.stdout.buffer.write(report.to_json(config, tally, sprt))
         sys.stdout.flush()
     elif output == "csv":
         sys.stdout.write(report.to_csv(tally))
@@ -324,6 +357,8 @@ def run_tournament(
         if not console.is_terminal:
             console = Console(width=report.WIDE)
         console.print(report.rich_table(config, tally, console.width))
+        if sprt is not None:
+            console.print(report.sprt_line(sprt))
         if len(config.entrants) > 2:
             console.print(report.crosstable(tally))
     played = tally.counted - done

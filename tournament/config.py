@@ -16,6 +16,7 @@ from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 from leastscore.protocol.address import parse_address
 
 from .entrants import Entrant, make_entrant
+from .per_deal import SprtSettings
 from .schedule import Schedule
 
 SCHEMA = "leastscore.tournament/1"
@@ -37,6 +38,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     more and it forfeits the match."""
     listen: str = "127.0.0.1:0"
     """Where remote entrants connect (``HOST:PORT``)."""
+    sprt: str | None = None
+    """``elo0=A,elo1=B[,alpha=P,beta=P]``: a gauntlet that stops as soon as the
+    sequential probability ratio test decides (``deals`` is then the most it plays)."""
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -52,6 +56,10 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         if len(set(chosen)) < len(chosen):
             raise ValueError("two remote entrants have the same token: give each its own")
         self.schedule()  # every other check: names, seats against entrants, the gauntlet
+        if self.sprt is not None:
+            SprtSettings.parse(self.sprt)
+            if self.gauntlet is None:
+                raise ValueError("--sprt tests a gauntlet: name its candidate with --gauntlet")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -107,6 +115,7 @@ SETTINGS = {
     "startup_time",
     "max_faults",
     "listen",
+    "sprt",
     "workers",
     "affinity",
     "format",
@@ -161,7 +170,7 @@ def build(
         "seats": seats,
         "rules": Rules.from_dict(options),
     }
-    for key in ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen"):
+    for key in ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt"):
         if settings.get(key) is not None:
             fields[key] = settings[key]
     try:

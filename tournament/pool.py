@@ -130,6 +130,13 @@ class Workers:
         finally:
             await self._stop()
 
+    def wind_down(self) -> None:
+        """Start nothing more: ``run`` returns once the fixtures being played are done."""
+        self._left -= len(self._todo)
+        self._todo.clear()
+        if self._left <= 0 and not self._done.done():
+            self._done.set_result(None)
+
     # -- the runner's side ------------------------------------------------------------------
 
     def _spawn(self, number: int) -> None:

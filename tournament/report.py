@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from .config import TournamentConfig
+from .per_deal import SprtRun
 from .stats import Standing, Tally
 
 SCHEMA = "leastscore.standings/1"
@@ -75,9 +76,64 @@ class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     complete: bool
     standings: list[Standing]
     crosstable: dict[str, dict[str, Meeting]]
+    interval_unit: Literal["deal", "match"] = "match"
+    """What the win-rate intervals count as one unit: a deal (all its rotations, the
+    same cards) or a match."""
+    sprt: SprtReport | None = None
+    """The sequential test, when the tournament ran one (``--sprt``)."""
 
 
-def document(config: TournamentConfig, tally: Tally) -> StandingsDocument:
+class SprtReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    candidate: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    llr: float
+    lower: float
+    upper: float
+    deals: int
+    """Deals the test took (each a unit)."""
+    verdict: Literal["H0", "H1"] | None
+    """H1: the candidate is at least ``elo1`` stronger; H0: at most ``elo0``; None: the
+    deals ran out first."""
+
+
+def sprt_report(run: SprtRun) -> SprtReport:
+    s = run.test.settings
+    return SprtReport(
+        run.candidate,
+        s.elo0,
+        s.elo1,
+        s.alpha,
+        s.beta,
+        round(run.test.llr, 4),
+        round(s.lower, 4),
+        round(s.upper, 4),
+        run.deals_taken,
+        run.test.verdict,
+    )
+
+
+def sprt_line(run: SprtRun) -> str:
+    """The test in one line: its hypotheses, the LLR between its bounds, the verdict."""
+    s = run.test.settings
+    head = (
+        f"SPRT {run.candidate}: H0 elo {s.elo0:g}, H1 elo {s.elo1:g} "
+        f"(alpha {s.alpha:g}, beta {s.beta:g}); LLR {run.test.llr:.2f} "
+        f"in [{s.lower:.2f}, {s.upper:.2f}] after {run.deals_taken} deals"
+    )
+    verdict = run.test.verdict
+    if verdict == "H1":
+        return f"{head}: H1 accepted ({run.candidate} is at least {s.elo1:g} Elo stronger)"
+    if verdict == "H0":
+        return f"{head}: H0 accepted ({run.candidate} is at most {s.elo0:g} Elo stronger)"
+    return f"{head}: no decision yet"
+
+
+def document(
+    config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None
+) -> StandingsDocument:
     return StandingsDocument(
         schema=SCHEMA,
         seed=config.seed,
@@ -95,11 +151,14 @@ def document(config: TournamentConfig, tally: Tally) -> StandingsDocument:
             }
             for a, row in tally.crosstable().items()
         },
+        interval_unit=tally.interval_unit,
+        sprt=None if sprt is None else sprt_report(sprt),
     )
 
 
-def to_json(config: TournamentConfig, tally: Tally) -> bytes:
-    return msgspec.json.format(msgspec.json.encode(document(config, tally)), indent=2) + b"\n"
+def to_json(config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None) -> bytes:
+    encoded = msgspec.json.encode(document(config, tally, sprt))
+    return msgspec.json.format(encoded, indent=2) + b"\n"
 
 
 def json_schema() -> dict[str, Any]:
@@ -189,7 +248,8 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
     table = Table(
         title=f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
         f"seed {config.seed}",
-        caption="win rate with its 95% interval; faults: timeouts/illegal/crashes/forfeits",
+        caption=f"win rate with its 95% interval (unit: {tally.interval_unit}); "
+        "faults: timeouts/illegal/crashes/forfeits",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
@@ -238,7 +298,7 @@ def crosstable(tally: Tally) -> Table:
 # -- the HTML report -----------------------------------------------------------------------
 
 
-def to_html(config: TournamentConfig, tally: Tally) -> str:
+def to_html(config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None) -> str:
     esc = html.escape
     standings = tally.standings()
     names = [s.bot for s in standings]
@@ -319,7 +379,8 @@ caption {{ text-align: left; font-weight: bold; }}
 threshold {config.rules.threshold}; house rules: {esc(house)};
 {config.move_time:g} s a move; more than {config.max_faults} faults forfeit a match.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
-{tally.aborted} aborted.</p>
+{tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
+{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
 <table><caption>Standings (by rating ordinal, μ − 3σ)</caption>
 <tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
 {"".join(rows)}

@@ -37,7 +37,10 @@ class Runner:
         store: Store | None = None,
         on_result: Callable[[MatchResult], None] | None = None,
         on_hall: Callable[[Server, Hall], None] | None = None,
+        stop_when: Callable[[], bool] | None = None,
     ) -> None:
+        """``stop_when``: asked after each result; once true, no fixture is started any
+        more and the run ends when those being played are done (a sequential test)."""
         self.config = config
         self.workers = max(1, workers)
         self.affinity = affinity
@@ -46,6 +49,10 @@ class Runner:
         self._on_hall = on_hall
         self.pool: Workers | None = None
         self.hall: Hall | None = None
+        self._stop_when = stop_when
+        self._stopping = False
+        self.results: list[MatchResult] = []
+        """Every result of this run, kept only when the run may stop early."""
 
     def split(self, todo: Sequence[int]) -> tuple[list[int], list[int]]:
         """(fixtures played here, fixtures for worker processes)."""
@@ -88,11 +95,19 @@ class Runner:
     async def _play_here(self, fixtures: Sequence[int], lineup: Lineup) -> None:
         schedule = self.config.schedule()
         for index in fixtures:
+            if self._stopping:
+                return
             result = await play_safely(schedule[index], self.config, lineup, self.store)
             self._record(encode_result(result), result)
 
     def _record(self, line: bytes, result: MatchResult) -> None:
         if self.store is not None:
             self.store.append(line)
+        if self._stop_when is not None:
+            self.results.append(result)
         if self._on_result is not None:
             self._on_result(result)
+        if self._stop_when is not None and not self._stopping and self._stop_when():
+            self._stopping = True
+            if self.pool is not None:
+                self.pool.wind_down()

@@ -9,18 +9,25 @@ finished tournament are therefore the same however it was run.
 A win is first place. When k players share first place (possible when a match
 ends on points, with ``first_out_ends`` or at ``max_rounds``) each gets 1/k of
 a win, so a match always gives out exactly one win.
+
+The interval of a win rate counts deals, not matches, when the tally is told
+which deal each fixture belongs to (``unit_of``): the rotations of one deal
+share its cards, so they are one unit (see ``per_deal``). Without it, each
+match is a unit and the interval is Wilson's.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Literal
 
 import msgspec
 from openskill.models import PlackettLuce
 
+from .per_deal import mean_interval
 from .results import MatchResult
 
 Z95 = 1.959963984540054
@@ -99,8 +106,17 @@ class _Record:
 class Tally:
     """Standings so far; ``add`` every result once, in any order."""
 
-    def __init__(self, names: Sequence[str], scheduled: int) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        scheduled: int,
+        unit_of: Callable[[int], tuple[int, int]] | None = None,
+    ) -> None:
+        """``unit_of``: the unit a fixture counts in for intervals (its deal and group)."""
         self.names = tuple(names)
+        self.unit_of = unit_of
+        self._units: dict[str, dict[tuple[int, int], list[Fraction]]] = {n: {} for n in names}
+        """By entrant and unit: [win shares, matches]."""
         self.scheduled = scheduled
         self.played = 0
         self.aborted = 0
@@ -160,8 +176,14 @@ class Tally:
         for s in seats:
             r = self._records[s.bot]
             r.matches += 1
-            if s.place == 1:
-                r.wins += Fraction(1, firsts)
+            share = Fraction(1, firsts) if s.place == 1 else Fraction(0)
+            r.wins += share
+            if self.unit_of is not None:
+                unit = self._units[s.bot].setdefault(
+                    self.unit_of(result.fixture), [Fraction(0), Fraction(0)]
+                )
+                unit[0] += share
+                unit[1] += 1
             r.places += s.place
             r.rounds += s.rounds
             r.points += s.points
@@ -207,7 +229,7 @@ class Tally:
         for name in self.names:
             r = self._records[name]
             n = r.matches
-            low, high = wilson(float(r.wins), n)
+            low, high = self.win_rate_interval(name)
             rows.append(
                 Standing(
                     rank=0,
@@ -229,6 +251,19 @@ class Tally:
             )
         rows.sort(key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.bot))
         return [msgspec.structs.replace(s, rank=i) for i, s in enumerate(rows, 1)]
+
+    @property
+    def interval_unit(self) -> Literal["deal", "match"]:
+        """What one unit of the intervals is: ``deal`` or ``match``."""
+        return "match" if self.unit_of is None else "deal"
+
+    def win_rate_interval(self, name: str) -> tuple[float, float]:
+        """95 % interval of ``name``'s win rate: over deals (t) or matches (Wilson)."""
+        if self.unit_of is None:
+            r = self._records[name]
+            return wilson(float(r.wins), r.matches)
+        units = self._units[name].values()
+        return mean_interval([float(wins / matches) for wins, matches in units])
 
     def head_to_head(self, a: str, b: str) -> HeadToHead:
         ahead, level, behind = self._pairs.get((a, b), (0, 0, 0))
