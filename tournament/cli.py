@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import sys
-import time
 import tomllib
 from typing import TYPE_CHECKING, Any
 
@@ -14,10 +12,7 @@ import click
 from click.core import ParameterSource
 
 if TYPE_CHECKING:
-    from leastscore.server.app import Server
-
     from .config import TournamentConfig
-    from .remote import Hall
     from .store import Store
 
 DEFINING = (
@@ -29,6 +24,8 @@ DEFINING = (
     "deals",
     "seed",
     "gauntlet",
+    "sprt",
+    "stage",
     "move_time",
     "startup_time",
     "max_faults",
@@ -92,6 +89,13 @@ def _rule(text: str) -> tuple[str, Any]:
 )
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
+    "--stage",
+    multiple=True,
+    metavar="KIND:OPTIONS",
+    help="A stage of a contest (repeat, in order), e.g. swiss:rounds=2,deals=1,keep=12; "
+    "kinds: round_robin, gauntlet, swiss; cuts: keep=N or below=RATE. See TOURNAMENTS.md.",
+)
+@click.option(
     "--sprt",
     metavar="elo0=A,elo1=B[,alpha=P,beta=P]",
     help="With --gauntlet: stop as soon as the SPRT accepts H0 or H1 (--deals is the most).",
@@ -131,6 +135,7 @@ def tournament(
     max_faults: int | None,
     listen: str | None,
     sprt: str | None,
+    stage: tuple[str, ...],
     out: str | None,
     resume: str | None,
     output: str | None,
@@ -196,6 +201,7 @@ def tournament(
                 "max_faults": max_faults,
                 "listen": listen,
                 "sprt": sprt,
+                "stage": list(stage) or None,
             }
             settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
             if settings.get("seed") is None:
@@ -237,116 +243,25 @@ def run_tournament(
     quiet: bool,
 ) -> int:
     """Play what is left, show progress, write the reports; the exit code."""
-    from rich.console import Console, Group
-    from rich.live import Live
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.console import Console
 
     from . import report
-    from .per_deal import SprtRun, SprtSettings
-    from .play import loop_factory
-    from .results import MatchResult
-    from .runner import Runner
-    from .stats import Tally
+    from .live import play_live, write_reports
 
     err = Console(stderr=True)
-    schedule = config.schedule()
+    if config.stages:
+        from .stages import run_contest
 
-    def unit_of(fixture: int) -> tuple[int, int]:
-        f = schedule[fixture]
-        return f.deal, f.group
-
-    tally = Tally(config.names, len(schedule), unit_of)
-    sprt = None
-    if config.sprt is not None:
-        assert config.gauntlet is not None
-        sprt = SprtRun(SprtSettings.parse(config.sprt), config.gauntlet, schedule)
-    stored = list(store.results()) if store is not None else []
-    tally.add_all(stored)
-    for result in stored:
-        if sprt is not None:
-            sprt.add(result)
-    done = tally.counted
-    todo = [i for i in range(len(schedule)) if not tally.has(i)]
-    if sprt is not None and sprt.cut is not None:
-        todo = []  # the test had decided before the run was stopped
-    if done and store is not None:
-        err.print(f"{done} of {len(schedule)} matches already played in {store.path}")
-
-    progress = Progress(
-        TextColumn("matches"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err,
-    )
-    task = progress.add_task("matches", total=len(schedule), completed=done)
-
-    class LiveStandings:
-        def __rich__(self) -> Any:
-            table = report.rich_table(config, tally, err.width)
-            return table if sprt is None else Group(table, report.sprt_line(sprt))
-
-    def on_result(result: MatchResult) -> None:
-        tally.add(result)
-        if sprt is not None:
-            sprt.add(result)
-        progress.advance(task)
-
-    def on_hall(server: Server, hall: Hall) -> None:
-        host = config.listen.rpartition(":")[0]
-        err.print(f"remote bots: connect to {host}:{server.port} and say hello with a token:")
-        chosen = config.remote_tokens()
-        for name, token in hall.tokens().items():
-            err.print(f"  {name}: " + ("the token in its spec" if chosen.get(name) else token))
-
-    runner = Runner(
-        config,
-        workers=workers,
-        affinity=affinity,
-        store=store,
-        on_result=on_result,
-        on_hall=on_hall,
-        stop_when=None if sprt is None else lambda: sprt.cut is not None,
-    )
-    show = err.is_terminal and not quiet
-    started = time.perf_counter()
-    interrupted = False
+        return run_contest(
+            config, store, workers=workers, affinity=affinity, output=output, quiet=quiet, err=err
+        )
     try:
-        with asyncio.Runner(loop_factory=loop_factory()) as loop:
-            if show:
-                with Live(Group(LiveStandings(), progress), console=err, refresh_per_second=2):
-                    loop.run(runner.run(todo))
-            else:
-                loop.run(runner.run(todo))
-    except KeyboardInterrupt:
-        interrupted = True
+        played = play_live(config, store, workers=workers, affinity=affinity, quiet=quiet, err=err)
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the tournament stopped: {e}") from None
-    finally:
-        if store is not None:
-            store.close()
-    elapsed = time.perf_counter() - started
-    if sprt is not None and sprt.cut is not None:
-        # the test decided at a deal: count every match up to it and none after, so
-        # the standings do not depend on how far the workers had got past it
-        cut = sprt.cut
-        kept = Tally(config.names, cut, unit_of)
-        kept.add_all(r for r in [*stored, *runner.results] if r.fixture < cut)
-        tally = kept
-    tally.finish()
+    tally, sprt = played.tally, played.sprt
     if store is not None:
-        store.write("standings.json", report.to_json(config, tally, sprt))
-        store.write("standings.csv", report.to_csv(tally).encode())
-        store.write("report.html", report.to_html(config, tally, sprt).encode())
+        write_reports(config, store, played)
     if output == "json":
         sys.stdout.buffer.write(report.to_json(config, tally, sprt))
         sys.stdout.flush()
@@ -361,12 +276,18 @@ def run_tournament(
             console.print(report.sprt_line(sprt))
         if len(config.entrants) > 2:
             console.print(report.crosstable(tally))
-    played = tally.counted - done
-    rate = f", {played / elapsed:.1f} matches/s" if elapsed > 0 and played else ""
-    err.print(f"{played} matches in {elapsed:.1f} s{rate}", highlight=False)
-    if interrupted:
+    return finish_message(err, played, store, len(config.schedule()))
+
+
+def finish_message(err: Any, played: Any, store: Store | None, scheduled: int) -> int:
+    """The last lines on standard error, and the exit code."""
+    rate = ""
+    if played.played and played.elapsed > 0:
+        rate = f", {played.played / played.elapsed:.1f} matches/s"
+    err.print(f"{played.played} matches in {played.elapsed:.1f} s{rate}", highlight=False)
+    if played.interrupted:
         where = f"; continue with: leastscore tournament --resume {store.path}" if store else ""
-        err.print(f"stopped after {tally.counted} of {len(schedule)} matches{where}")
+        err.print(f"stopped after {played.tally.counted} of {scheduled} matches{where}")
         return 130
     if store is not None:
         err.print(f"results, logs and report.html in {store.path}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
@@ -20,6 +20,62 @@ from .per_deal import SprtSettings
 from .schedule import Schedule
 
 SCHEMA = "leastscore.tournament/1"
+
+
+class Stage(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One stage of a contest played in stages: its format, then who goes on."""
+
+    kind: Literal["round_robin", "gauntlet", "swiss"] = "round_robin"
+    deals: int = 2
+    """Deals per table (per round, in a Swiss stage)."""
+    seats: int | None = None
+    """Seats per table (None: the contest's)."""
+    gauntlet: str | None = None
+    """With ``gauntlet``: the entrant who plays every table."""
+    rounds: int = 3
+    """Swiss: rounds; each seats the entrants by their standing so far, best together."""
+    keep: int | None = None
+    """The cut: the best ``keep`` go on..."""
+    below: float | None = None
+    """...or everyone goes on but those whose 95 % win-rate interval lies wholly
+    below this rate (never a cut on noise alone)."""
+
+    def __post_init__(self) -> None:
+        if self.deals < 1 or self.rounds < 1:
+            raise ValueError("a stage needs at least 1 deal and 1 round")
+        if self.keep is not None and self.below is not None:
+            raise ValueError("a stage cuts by keep= or by below=, not both")
+        if self.keep is not None and self.keep < 1:
+            raise ValueError("keep must be at least 1")
+        if self.below is not None and not 0 < self.below < 1:
+            raise ValueError("below is a win rate between 0 and 1")
+        if (self.kind == "gauntlet") != (self.gauntlet is not None):
+            raise ValueError("a gauntlet stage names its entrant (gauntlet=NAME), and only it")
+
+    @classmethod
+    def parse(cls, text: str) -> Stage:
+        """``swiss:rounds=2,deals=1,keep=12`` (the kind, then options); ``ValueError``."""
+        kind, _, rest = text.strip().partition(":")
+        fields: dict[str, Any] = {"kind": kind.strip().replace("-", "_")}
+        for item in filter(None, (part.strip() for part in rest.split(","))):
+            key, eq, value = (part.strip() for part in item.partition("="))
+            if not eq:
+                raise ValueError(f"stage {text!r}: write KEY=VALUE, not {item!r}")
+            fields[key] = value if key == "gauntlet" else _number(value)
+        try:
+            return msgspec.convert(fields, cls)
+        except msgspec.ValidationError as e:
+            raise ValueError(f"stage {text!r}: {e}") from None
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
 
 
 class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -41,6 +97,10 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     sprt: str | None = None
     """``elo0=A,elo1=B[,alpha=P,beta=P]``: a gauntlet that stops as soon as the
     sequential probability ratio test decides (``deals`` is then the most it plays)."""
+    groups: tuple[tuple[str, ...], ...] | None = None
+    """The tables to play, named, instead of every combination (a Swiss round)."""
+    stages: tuple[Stage, ...] = ()
+    """A contest in stages: each plays the survivors of the one before (see stages.py)."""
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -55,7 +115,12 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         chosen = [t for t in self.remote_tokens().values() if t is not None]
         if len(set(chosen)) < len(chosen):
             raise ValueError("two remote entrants have the same token: give each its own")
-        self.schedule()  # every other check: names, seats against entrants, the gauntlet
+        if self.stages:
+            from .stages import check_stages
+
+            check_stages(self)  # each stage's schedule: the contest has none of its own
+        else:
+            self.schedule()  # every other check: names, seats against entrants, the gauntlet
         if self.sprt is not None:
             SprtSettings.parse(self.sprt)
             if self.gauntlet is None:
@@ -72,7 +137,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         raise KeyError(name)
 
     def schedule(self) -> Schedule:
-        return Schedule(self.names, self.seats, self.deals, self.seed, self.gauntlet)
+        return Schedule(self.names, self.seats, self.deals, self.seed, self.gauntlet, self.groups)
 
     @property
     def remote(self) -> frozenset[str]:
@@ -116,6 +181,7 @@ SETTINGS = {
     "max_faults",
     "listen",
     "sprt",
+    "stage",
     "workers",
     "affinity",
     "format",
@@ -170,7 +236,11 @@ def build(
         "seats": seats,
         "rules": Rules.from_dict(options),
     }
-    for key in ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt"):
+    stages = settings.get("stage") or ()  # --stage TEXT, or [[stage]] tables in the file
+    if stages:
+        fields["stages"] = [Stage.parse(s) if isinstance(s, str) else s for s in stages]
+    keys = ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt")
+    for key in keys:
         if settings.get(key) is not None:
             fields[key] = settings[key]
     try:

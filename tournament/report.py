@@ -81,6 +81,40 @@ class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     same cards) or a match."""
     sprt: SprtReport | None = None
     """The sequential test, when the tournament ran one (``--sprt``)."""
+    stages: list[StageReport] = []
+    """A contest in stages: each stage in order (the standings above are the last's)."""
+
+
+class CutNote(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    bot: str
+    why: str
+
+
+class StageReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    number: int
+    kind: Literal["round_robin", "gauntlet", "swiss"]
+    seats: int | None
+    deals: int
+    rounds: int
+    entrants: list[str]
+    matches: int
+    rule: str | None
+    """The cut, in words (None after the last stage)."""
+    standings: list[Standing]
+    kept: list[str]
+    """Who went on, best first."""
+    cut: list[CutNote]
+
+
+def stage_line(stage: StageReport) -> str:
+    """A stage in one line: its format, and who was cut by which rule."""
+    head = (
+        f"stage {stage.number}: {stage.kind.replace('_', '-')}, {len(stage.entrants)} "
+        f"entrants, {stage.matches} matches"
+    )
+    if not stage.cut:
+        return head
+    return f"{head}; {stage.rule}: cut {', '.join(c.bot for c in stage.cut)}"
 
 
 class SprtReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -132,7 +166,10 @@ def sprt_line(run: SprtRun) -> str:
 
 
 def document(
-    config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None
+    config: TournamentConfig,
+    tally: Tally,
+    sprt: SprtRun | None = None,
+    stages: list[StageReport] | None = None,
 ) -> StandingsDocument:
     return StandingsDocument(
         schema=SCHEMA,
@@ -153,11 +190,17 @@ def document(
         },
         interval_unit=tally.interval_unit,
         sprt=None if sprt is None else sprt_report(sprt),
+        stages=stages or [],
     )
 
 
-def to_json(config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None) -> bytes:
-    encoded = msgspec.json.encode(document(config, tally, sprt))
+def to_json(
+    config: TournamentConfig,
+    tally: Tally,
+    sprt: SprtRun | None = None,
+    stages: list[StageReport] | None = None,
+) -> bytes:
+    encoded = msgspec.json.encode(document(config, tally, sprt, stages))
     return msgspec.json.format(encoded, indent=2) + b"\n"
 
 
@@ -298,7 +341,12 @@ def crosstable(tally: Tally) -> Table:
 # -- the HTML report -----------------------------------------------------------------------
 
 
-def to_html(config: TournamentConfig, tally: Tally, sprt: SprtRun | None = None) -> str:
+def to_html(
+    config: TournamentConfig,
+    tally: Tally,
+    sprt: SprtRun | None = None,
+    stages: list[StageReport] | None = None,
+) -> str:
     esc = html.escape
     standings = tally.standings()
     names = [s.bot for s in standings]
@@ -381,6 +429,7 @@ threshold {config.rules.threshold}; house rules: {esc(house)};
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
+{_stages_html(stages or [])}
 <table><caption>Standings (by rating ordinal, μ − 3σ)</caption>
 <tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
 {"".join(rows)}
@@ -394,6 +443,19 @@ Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""}
 </body></html>
 """
+
+
+def _stages_html(stages: list[StageReport]) -> str:
+    if not stages:
+        return ""
+    esc = html.escape
+    items = []
+    for stage in stages:
+        cut = "".join(f"<li>{esc(c.bot)}: {esc(c.why)}</li>" for c in stage.cut)
+        items.append(f"<li>{esc(stage_line(stage))}" + (f"<ul>{cut}</ul>" if cut else "") + "</li>")
+    return (
+        f"<h2>Stages</h2><ol>{''.join(items)}</ol><p>The standings below are the last stage's.</p>"
+    )
 
 
 def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:

@@ -53,7 +53,10 @@ class Schedule(Sequence[Fixture]):
         deals: int,
         seed: int,
         gauntlet: str | None = None,
+        groups: Sequence[Sequence[str]] | None = None,
     ) -> None:
+        """``groups``: the tables to play, named (a Swiss round pairs them by standing);
+        without it, every combination (or every one with the ``gauntlet`` entrant)."""
         names = list(entrants)
         if len(set(names)) != len(names):
             raise ValueError("entrant names must be unique")
@@ -66,14 +69,27 @@ class Schedule(Sequence[Fixture]):
         if gauntlet is not None and gauntlet not in names:
             raise ValueError(f"the gauntlet entrant {gauntlet!r} is not an entrant")
         n = len(names)
-        count = math.comb(n, seats) if gauntlet is None else math.comb(n - 1, seats - 1)
+        if groups is not None:
+            count = len(groups)
+        elif gauntlet is None:
+            count = math.comb(n, seats)
+        else:
+            count = math.comb(n - 1, seats - 1)
         if count * seats * deals > MAX_FIXTURES:
             raise ValueError(
                 f"{count * seats * deals:,} matches is over the limit of {MAX_FIXTURES:,}: "
                 "use fewer entrants, more seats or fewer deals"
             )
-        if gauntlet is None:
-            self.groups: list[tuple[int, ...]] = list(combinations(range(n), seats))
+        if groups is not None:
+            index = {name: i for i, name in enumerate(names)}
+            try:
+                self.groups: list[tuple[int, ...]] = [tuple(index[x] for x in g) for g in groups]
+            except KeyError as e:
+                raise ValueError(f"a table names {e.args[0]!r}, who is not an entrant") from None
+            if not self.groups or any(len(g) != seats or len(set(g)) != seats for g in self.groups):
+                raise ValueError(f"every table must seat {seats} different entrants")
+        elif gauntlet is None:
+            self.groups = list(combinations(range(n), seats))
         else:
             hero = names.index(gauntlet)
             others = [i for i in range(n) if i != hero]

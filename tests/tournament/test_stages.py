@@ -1,0 +1,72 @@
+"""A contest in stages: Swiss rounds and cuts, resumed where it stopped, the same every time."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from leastscore.tournament.config import Stage
+
+from .helpers import tournament
+
+FIELD = [f"--bot=g{i}=builtin:greedy" for i in range(12)] + [
+    f"--bot=r{i}=builtin:random" for i in range(12)
+]
+STAGES = [
+    "--stage=swiss:rounds=2,deals=1,keep=8",
+    "--stage=round_robin:deals=1,seats=2,keep=4",
+    "--stage=round_robin:deals=1",
+]
+
+
+def contest(*extra: str) -> dict:
+    done = tournament(*FIELD, *STAGES, "--seats=4", "--seed=5", "--quiet", *extra, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_a_three_stage_contest_of_24_cuts_resumes_and_reports(tmp_path: Path) -> None:
+    out = tmp_path / "contest"
+    done = contest("--format=json", "--workers=1", f"--out={out}")
+    document = json.loads(done.stdout)
+    one, two, three = document["stages"]
+    assert (one["kind"], len(one["entrants"]), one["rounds"]) == ("swiss", 24, 2)
+    assert one["matches"] == 2 * 6 * 4  # two rounds of six full tables, four rotations each
+    assert len(one["kept"]) == 8 and len(one["cut"]) == 16
+    assert all("the best 8 go on" in c["why"] for c in one["cut"])
+    assert two["entrants"] == one["kept"] and len(two["kept"]) == 4
+    assert three["entrants"] == two["kept"] and three["cut"] == []
+    assert [s["bot"] for s in document["standings"]] == sorted(
+        three["entrants"], key=[s["bot"] for s in three["standings"]].index
+    )
+    # greedy bots are far stronger than random ones: the cuts keep greedy bots only
+    assert all(name.startswith("g") for name in two["kept"])
+    assert "cut:" in done.stderr
+    html = (out / "report.html").read_text()
+    assert "<h2>Stages</h2>" in html and "the best 8 go on" in html
+
+    # stopped half way through stage 2: the contest resumes there, to the same end
+    (out / "standings.json").unlink()
+    results = out / "stage-2" / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join(lines[: len(lines) // 2]))
+    shutil.rmtree(out / "stage-3")
+    resumed = tournament(
+        "--resume", str(out), "--quiet", "--format=json", "--workers=2", timeout=300
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    # the same seed and stages give the same contest, whatever the number of workers
+    assert json.loads(resumed.stdout) == document
+
+
+def test_stages_that_cannot_be_played_are_refused() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        Stage(keep=2, below=0.2)
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        Stage.parse("swiss:rounds")
+    done = tournament(*FIELD[:6], "--seats=4", "--stage=swiss:rounds=1")
+    assert done.returncode != 0 and "multiple of 4" in done.stderr
+    done = tournament(*FIELD[:8], "--seats=4", "--stage=round_robin:below=0.2", "--stage=swiss")
+    assert done.returncode != 0 and "keep=" in done.stderr

@@ -1,0 +1,301 @@
+"""Contests in stages: a field too large for one round-robin, cut down stage by stage.
+
+Every 4-combination of 100 entrants is 3.9 million tables, so a large field
+plays in stages. Each stage is a round-robin, a gauntlet, or a Swiss stage
+(rounds in which the entrants sit at tables with those of similar standing,
+best together, every entrant playing the same number of deals), and ends in a
+cut: the best ``keep`` go on, or everyone but those whose 95 % win-rate
+interval (over deals) lies wholly below ``below``, so that nobody is cut on
+noise alone. The next stage plays the survivors.
+
+Each stage, and each round of a Swiss stage, is an ordinary tournament with
+its own seed (derived from the contest's), stored in its own folder under the
+contest's (``stage-1/``, ``stage-2/round-1/``, ...), so a contest resumes where
+it stopped and the same seed and stages give the same result, however many
+workers played it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from .config import Stage, TournamentConfig
+from .deals import derive
+from .results import MatchResult
+from .schedule import Schedule
+from .stats import Standing, Tally
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .store import Store
+
+
+def check_stages(config: TournamentConfig) -> None:
+    """Refuse (``ValueError``) stages that cannot be played with the contest's entrants."""
+    count = len(config.entrants)
+    for number, stage in enumerate(config.stages, 1):
+        seats = stage.seats or config.seats
+        where = f"stage {number} ({stage.kind})"
+        if count < seats:
+            raise ValueError(f"{where}: {seats} seats need at least {seats} entrants, not {count}")
+        if stage.kind == "swiss" and count % seats:
+            raise ValueError(
+                f"{where}: a Swiss stage seats everyone at full tables: {count} entrants "
+                f"is not a multiple of {seats} (cut with keep= to a multiple before it)"
+            )
+        if stage.kind == "gauntlet" and stage.gauntlet not in config.names:
+            raise ValueError(f"{where}: {stage.gauntlet!r} is not an entrant")
+        if stage.kind != "swiss":
+            groups = _stage_config(config, number - 1, list(config.names)[:count])
+            groups.schedule()  # the size limit, seats against entrants
+        if stage.keep is not None:
+            if stage.keep >= count:
+                raise ValueError(f"{where}: keep={stage.keep} cuts nobody from {count}")
+            count = stage.keep
+        elif stage.below is not None and number < len(config.stages):
+            following = config.stages[number]
+            if following.kind == "swiss":
+                raise ValueError(
+                    f"stage {number + 1} (swiss) needs a known number of entrants: "
+                    f"cut stage {number} with keep= rather than below="
+                )
+
+
+@dataclass
+class StageOutcome:
+    """One stage: its standings, who went on, who was cut and why."""
+
+    number: int
+    stage: Stage
+    entrants: list[str]
+    tally: Tally
+    kept: list[str]
+    cut: dict[str, str] = field(default_factory=dict)
+    """Entrant -> why it was cut, in plain words."""
+
+
+def cut(stage: Stage, tally: Tally) -> tuple[list[str], dict[str, str]]:
+    """Who goes on after ``stage`` (best first), and why each of the others does not."""
+    standings = tally.standings()
+    order = [s.bot for s in standings]
+    if stage.keep is not None:
+        kept = order[: stage.keep]
+        why = {
+            s.bot: f"ranked {s.rank} of {len(order)}; the best {stage.keep} go on"
+            for s in standings[stage.keep :]
+        }
+        return kept, why
+    if stage.below is not None:
+        why = {
+            s.bot: (
+                f"its 95 % win-rate interval [{s.win_rate_ci[0]:.2f}, {s.win_rate_ci[1]:.2f}] "
+                f"lies wholly below {stage.below:g}"
+            )
+            for s in standings
+            if s.win_rate_ci[1] < stage.below
+        }
+        return [b for b in order if b not in why], why
+    return order, {}
+
+
+def _stage_config(
+    config: TournamentConfig,
+    index: int,
+    entrants: list[str],
+    groups: tuple[tuple[str, ...], ...] | None = None,
+    round_number: int = 0,
+) -> TournamentConfig:
+    """The ordinary tournament that stage ``index`` (or one round of it) plays."""
+    stage = config.stages[index]
+    chosen = tuple(e for e in config.entrants if e.name in entrants)
+    return msgspec.structs.replace(
+        config,
+        entrants=chosen,
+        seats=stage.seats or config.seats,
+        deals=stage.deals,
+        gauntlet=stage.gauntlet,
+        seed=derive(config.seed, "stage", index, round_number),
+        groups=groups,
+        stages=(),
+        sprt=None,
+    )
+
+
+def swiss_tables(order: list[str], seats: int) -> tuple[tuple[str, ...], ...]:
+    """Tables of entrants of similar standing: the best ``seats`` together, and so on."""
+    return tuple(tuple(order[i : i + seats]) for i in range(0, len(order), seats))
+
+
+def run_contest(
+    config: TournamentConfig,
+    store: Store | None,
+    *,
+    workers: int,
+    affinity: bool,
+    output: str,
+    quiet: bool,
+    err: Console,
+) -> int:
+    """Play every stage in turn (what is stored counts as played); the exit code."""
+    import sys
+
+    from rich.console import Console
+
+    from . import report
+    from .live import play_live
+
+    entrants = list(config.names)
+    outcomes: list[StageOutcome] = []
+    total_played, total_time = 0, 0.0
+    for index, stage in enumerate(config.stages):
+        number = index + 1
+        err.print(
+            f"stage {number} of {len(config.stages)}: {stage.kind.replace('_', '-')}, "
+            f"{len(entrants)} entrants",
+            highlight=False,
+        )
+        runs = stage.rounds if stage.kind == "swiss" else 1
+        book = StageTally(entrants)
+        tally = book.tally()
+        order = list(entrants)
+        for round_number in range(runs):
+            groups = None
+            if stage.kind == "swiss":
+                seats = stage.seats or config.seats
+                groups = swiss_tables(order, seats)
+            part = _stage_config(config, index, entrants, groups, round_number)
+            part_store = _sub_store(store, number, round_number + 1 if runs > 1 else None, part)
+            title = f"stage {number}" + (f" round {round_number + 1}" if runs > 1 else "")
+            played = play_live(
+                part,
+                part_store,
+                workers=workers,
+                affinity=affinity,
+                quiet=quiet,
+                err=err,
+                title=title,
+                keep_results=True,
+            )
+            total_played += played.played
+            total_time += played.elapsed
+            if played.interrupted:
+                where = "" if store is None else f"; continue with: --resume {store.path}"
+                err.print(f"the contest was stopped{where}")
+                return 130
+            book.add_round(part.schedule(), played.results)
+            tally = book.tally()
+            order = [s.bot for s in tally.standings()]
+        kept, why = cut(stage, tally) if number < len(config.stages) else (order, {})
+        outcomes.append(StageOutcome(number, stage, list(entrants), tally, kept, why))
+        for bot, reason in why.items():
+            err.print(f"  cut: {bot}: {reason}", highlight=False)
+        entrants = kept
+    last = outcomes[-1]
+    final = _stage_config(config, len(outcomes) - 1, last.entrants)  # what the table shows
+    stages = [stage_report(o) for o in outcomes]
+    if store is not None:
+        store.write("standings.json", report.to_json(final, last.tally, stages=stages))
+        store.write("standings.csv", report.to_csv(last.tally).encode())
+        store.write("report.html", report.to_html(final, last.tally, stages=stages).encode())
+    if output == "json":
+        sys.stdout.buffer.write(report.to_json(final, last.tally, stages=stages))
+        sys.stdout.flush()
+    elif output == "csv":
+        sys.stdout.write(report.to_csv(last.tally))
+    else:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=report.WIDE)
+        for o in outcomes:
+            console.print(report.stage_line(stage_report(o)))
+        console.print(report.rich_table(final, last.tally, console.width))
+    rate = f", {total_played / total_time:.1f} matches/s" if total_played and total_time else ""
+    err.print(f"{total_played} matches in {total_time:.1f} s{rate}", highlight=False)
+    if store is not None:
+        err.print(f"results, logs and reports in {store.path}")
+    return 0
+
+
+ROUND = 10**8
+"""A round's fixtures are renumbered ``round * ROUND + fixture`` in its stage's tally
+(a schedule holds at most 10 million)."""
+
+
+class StageTally:
+    """A stage's results over all its rounds, as one tally."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.results: list[MatchResult] = []
+        self.schedules: list[Schedule] = []
+
+    def add_round(self, schedule: Schedule, results: list[MatchResult]) -> None:
+        offset = len(self.schedules) * ROUND
+        self.schedules.append(schedule)
+        self.results += [
+            msgspec.structs.replace(r, fixture=offset + r.fixture)
+            for r in sorted(results, key=lambda r: r.fixture)
+        ]
+
+    def unit_of(self, fixture: int) -> tuple[int, int]:
+        round_number, number = divmod(fixture, ROUND)
+        f = self.schedules[round_number][number]
+        return round_number * ROUND + f.deal, f.group
+
+    def tally(self) -> Tally:
+        tally = Tally(self.names, len(self.results), self.unit_of)
+        tally.add_all(self.results)
+        tally.finish()
+        return tally
+
+
+def _sub_store(
+    store: Store | None, number: int, round_number: int | None, config: TournamentConfig
+) -> Store | None:
+    if store is None:
+        return None
+    from .store import DEFINITION, Store
+
+    path = Path(store.path, f"stage-{number}")
+    if round_number is not None:
+        path = path / f"round-{round_number}"
+    if (path / DEFINITION).exists():
+        sub, stored = Store.resume(path)
+        if stored != config:
+            raise ValueError(f"{path} holds another tournament than this stage")
+        return sub
+    return Store.create(path, config)
+
+
+def stage_report(outcome: StageOutcome) -> report.StageReport:
+    from . import report
+
+    stage = outcome.stage
+    rule = None
+    if stage.keep is not None:
+        rule = f"the best {stage.keep} go on"
+    elif stage.below is not None:
+        rule = f"cut when the 95 % win-rate interval lies wholly below {stage.below:g}"
+    standings: list[Standing] = outcome.tally.standings()
+    return report.StageReport(
+        number=outcome.number,
+        kind=stage.kind,
+        seats=stage.seats,
+        deals=stage.deals,
+        rounds=stage.rounds if stage.kind == "swiss" else 1,
+        entrants=outcome.entrants,
+        matches=outcome.tally.played,
+        rule=rule,
+        standings=standings,
+        kept=outcome.kept,
+        cut=[report.CutNote(bot, why) for bot, why in outcome.cut.items()],
+    )
+
+
+if TYPE_CHECKING:
+    from . import report
