@@ -151,6 +151,7 @@ async def _play(
     from leastscore.bots.net import Connection, ConnectionClosed, ServerError
     from leastscore.protocol import ProtocolError
     from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.protocol.text import shown
 
     from leastscore.about import VERSION
 
@@ -189,7 +190,7 @@ async def _play(
                 host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
             )
         except ServerError as e:
-            click.echo(f"The server at {where} refused us: {e.message}.", err=True)
+            click.echo(f"The server at {where} refused us: {shown(e.message)}.", err=True)
             return 1
         except (ConnectionClosed, ProtocolError):
             click.echo(
