@@ -21,6 +21,7 @@ NO_MATCH = "no_match"
 NO_SUCH_TABLE = "no_such_table"
 TABLE_FULL = "table_full"
 WRONG_PASSWORD = "wrong_password"
+TOO_MANY_ATTEMPTS = "too_many_attempts"
 NOT_AT_TABLE = "not_at_table"
 ALREADY_SEATED = "already_seated"
 NOT_ALLOWED = "not_allowed"
@@ -47,6 +48,7 @@ ALL = (
     NO_SUCH_TABLE,
     TABLE_FULL,
     WRONG_PASSWORD,
+    TOO_MANY_ATTEMPTS,
     NOT_AT_TABLE,
     ALREADY_SEATED,
     NOT_ALLOWED,

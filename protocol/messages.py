@@ -155,6 +155,8 @@ class Error(Message, tag="error"):
     id: Id = None
     supported: list[int] | None = None
     """With ``version_unsupported``: the versions this server speaks."""
+    retry_ms: int | None = None
+    """With ``too_many_attempts``: how long to wait before the next try is taken."""
 
 
 class Ok(Message, tag="ok"):

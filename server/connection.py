@@ -38,6 +38,8 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.player: Player | None = None
         self.peer = "?"
+        self.address = "?"
+        """The peer's address without its port: what limits per machine count by."""
         self.closed = False
         self._tokens = config.burst
         self._rate = config.rate
@@ -54,6 +56,7 @@ class Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         loop = self.server.loop
         self._last = self.last_seen = loop.time()
         if not self.server.admit(self):
