@@ -75,6 +75,18 @@ def setup_logging(verbose: int, quiet: int) -> None:
     show_default=True,
     help="Processes in which heavy bots (counter, expert) think.",
 )
+@click.option(
+    "--max-connections-per-peer",
+    default=ServerConfig.max_connections_per_peer,
+    show_default=True,
+    help="Connections one address may hold at once (raise it for load tests).",
+)
+@click.option(
+    "--frame-timeout",
+    default=ServerConfig.frame_timeout,
+    show_default=True,
+    help="Seconds a frame begun has to arrive whole before the connection is closed.",
+)
 @click.option("--no-uvloop", is_flag=True, help="Use the standard asyncio loop.")
 @click.option("-v", "--verbose", count=True, help="More logging (repeatable).")
 @click.option("-q", "--quiet", count=True, help="Less logging (repeatable).")
@@ -91,6 +103,8 @@ def serve(
     bot_think_time: float,
     max_bot_samples: int,
     thinkers: int,
+    max_connections_per_peer: int,
+    frame_timeout: float,
     no_uvloop: bool,
     verbose: int,
     quiet: int,
@@ -109,6 +123,8 @@ def serve(
         bot_think_time=bot_think_time,
         max_bot_samples=max_bot_samples,
         thinkers=max(1, thinkers),
+        max_connections_per_peer=max(1, max_connections_per_peer),
+        frame_timeout=frame_timeout,
     )
     asyncio.run(_serve(config, lan, loop_name))
 

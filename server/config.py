@@ -39,6 +39,11 @@ class ServerConfig:
     burst: float = 1000.0
     """...and in one burst."""
     max_connections: int = 5000
+    max_connections_per_peer: int = 64
+    """Connections one address may hold at once: one machine cannot take them all."""
+    frame_timeout: float = 10.0
+    """A frame begun must be whole this many seconds after its first byte came: a client
+    trickling a byte at a time cannot hold a buffer forever."""
     max_tables: int = 2000
     password_checks: int = 20
     """A table's password is checked at most this often in ``password_window`` seconds,

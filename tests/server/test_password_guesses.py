@@ -7,29 +7,12 @@ from __future__ import annotations
 import asyncio
 import math
 from collections import Counter
-from collections.abc import AsyncIterator
 
 import pytest
 from leastscore.protocol import errors
 from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
 
-from .conftest import Raw
-
-
-async def serving(**limits: float) -> AsyncIterator[Server]:
-    server = Server(ServerConfig(port=0, db=None, **limits))  # type: ignore[arg-type]
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.shutdown()
-
-
-async def from_address(port: int, address: str) -> Raw:
-    """A client whose connection comes from ``address`` (any of 127.0.0.0/8 is loopback)."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
-    return Raw(reader, writer)
+from .conftest import Raw, serving
 
 
 async def locked_table(server: Server, password: str = "4711") -> str:
@@ -59,7 +42,7 @@ async def join_when_allowed(client: Raw, table: str, password: str, msg_id: int)
 
 
 async def test_a_burst_from_many_connections_gets_at_most_the_tables_budget_checked() -> None:
-    async for server in serving(password_checks=20, password_window=1.0, password_misses=10**6):
+    async with serving(password_checks=20, password_window=1.0, password_misses=10**6) as server:
         table = await locked_table(server)
         guessers = [await Raw.connect(server.port) for _ in range(6)]
         for i, guesser in enumerate(guessers):
@@ -85,9 +68,8 @@ async def test_a_burst_from_many_connections_gets_at_most_the_tables_budget_chec
 
 
 async def test_an_address_that_keeps_missing_is_held_back_and_others_are_not() -> None:
-    async for server in serving(
-        password_misses=3, password_backoff=3600, password_max_backoff=3600
-    ):
+    limits = {"password_misses": 3, "password_backoff": 3600, "password_max_backoff": 3600}
+    async with serving(**limits) as server:
         table = await locked_table(server)
         eve = await Raw.connect(server.port)
         await eve.hello("eve")
@@ -99,7 +81,7 @@ async def test_an_address_that_keeps_missing_is_held_back_and_others_are_not() -
         refused = await eve.until("error", id=9)  # even the right one is not checked now
         assert refused["code"] == errors.TOO_MANY_ATTEMPTS and refused["retry_ms"] > 3_000_000
         try:
-            ann = await from_address(server.port, "127.0.0.2")
+            ann = await Raw.connect(server.port, source="127.0.0.2")
         except OSError:
             pytest.skip("this system has no second loopback address")
         await ann.hello("ann")
