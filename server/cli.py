@@ -157,6 +157,7 @@ def history(db: str, limit: int) -> None:
     import datetime
     from pathlib import Path
 
+    from leastscore.protocol.text import shown
     from rich.console import Console
     from rich.table import Table
 
@@ -170,10 +171,14 @@ def history(db: str, limit: int) -> None:
         return
     table = Table("match", "ended", "table", "players", "result", "rounds")
     for r in records:
+        # Names come from players (and from older servers, which let any text through):
+        # written out, never obeyed, and never read as markup.
+        players = [shown(p) for p in r.players]
         ended = datetime.datetime.fromtimestamp(r.ended).strftime("%Y-%m-%d %H:%M")
         if r.standings:
-            result = ", ".join(f"{s['place']}. {r.players[s['seat']]}" for s in r.standings)
+            result = ", ".join(f"{s['place']}. {players[s['seat']]}" for s in r.standings)
         else:
             result = r.status
-        table.add_row(str(r.id), ended, r.table_name, ", ".join(r.players), result, str(r.rounds))
-    Console().print(table)
+        name = shown(r.table_name)
+        table.add_row(str(r.id), ended, name, ", ".join(players), result, str(r.rounds))
+    Console(markup=False).print(table)

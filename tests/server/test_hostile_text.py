@@ -73,3 +73,34 @@ async def test_table_names_chat_and_bot_levels_with_control_characters_are_refus
     for body in owner.received + guest.received:  # nothing of it was ever relayed
         for sent in ("Friday" + bad, "hi " + bad, "samples=3" + bad):
             assert sent.encode() not in body
+
+
+def test_history_and_replay_show_any_name_literally(tmp_path) -> None:
+    """A bracket name (allowed) and an escape (from an older server's database) print as
+    themselves in ``leastscore history`` and ``replay``, which used to crash on ``[/b]``."""
+    from click.testing import CliRunner
+    from leastscore.game import Declare, Match, Play, Rules
+    from leastscore.server.cli import history
+    from leastscore.server.store import Store
+
+    from leastscore.replay_cmd import replay
+
+    names = ["[/b]Ann[red]", "Eve\x1b]52;c;eA==\x07\x1b[2J"]
+    match = Match(names, Rules(threshold=15), seed=1)
+    match.start()
+    while not match.over:
+        view = match.view(match.to_move)
+        match.apply(view.seat, Declare() if view.can_declare else Play(view.legal_discards[-1]))
+    db = str(tmp_path / "m.sqlite3")
+    store = Store(db)
+    store.save("[/i]Friday\x1b[2J", 0.0, match.log, "finished")
+    store.close()
+    for command, args in ((history, ["--db", db]), (replay, ["1", "--db", db])):
+        done = CliRunner().invoke(command, args, env={"COLUMNS": "300"})
+        assert done.exit_code == 0, done.output
+        assert "[/b]Ann[red]" in done.output and "Eve\\x1b]52;c;" in done.output
+        assert "\x1b" not in done.output and "\x07" not in done.output
+    assert (
+        "[/i]Friday\\x1b[2J"
+        in CliRunner().invoke(history, ["--db", db], env={"COLUMNS": "300"}).output
+    )
