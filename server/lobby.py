@@ -52,11 +52,11 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         config = server.config
         self.guesses = Guesses(
-            config.password_checks,
-            config.password_window,
-            config.password_misses,
-            config.password_backoff,
-            config.password_max_backoff,
+            per_table=config.password_checks,
+            window=config.password_window,
+            free_misses=config.password_misses,
+            backoff=config.password_backoff,
+            max_backoff=config.password_max_backoff,
         )
 
     def handle(self, conn: Connection, message: Message) -> None:
