@@ -297,7 +297,9 @@ def main(connections: int, seconds: float, loop_name: str, idle: int, think: flo
         echo.terminate()
         echo.wait()
     serve = [python, "-m", "leastscore", "serve", "--port", "0", "--no-db", "-q", "-q"]
-    serve = [*serve, "--bot-delay", "0", *loop_flag]
+    # Every connection of this bench comes from one address: lift the server's limit per peer.
+    per_peer = str(max(connections, idle) + 16)
+    serve = [*serve, "--bot-delay", "0", "--max-connections-per-peer", per_peer, *loop_flag]
     if os.environ.get("BENCH_SERVER_COMMAND"):
         serve = os.environ["BENCH_SERVER_COMMAND"].split()
     fresh, fresh_port = start(serve)  # memory per idle connection, on a fresh server

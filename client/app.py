@@ -130,13 +130,16 @@ class Client:
         await self.conn.close()
 
     def show(self, renderable: RenderableType | str) -> None:
-        self.term.show(Text(renderable) if isinstance(renderable, str) else renderable)
+        """Print; a plain string may carry what the server sent, so it is made safe first."""
+        if isinstance(renderable, str):
+            renderable = Text(screen.safe(renderable, self.look))
+        self.term.show(renderable)
 
     def problem(self, line: str) -> None:
-        """One line about something that did not work."""
+        """One line about something that did not work (often in the server's words)."""
         if self.tracker.my_turn and not line.endswith("still your turn."):
             line = line.rstrip(".") + ": still your turn."
-        self.show(Text(line, style="bold red" if self.look.color else ""))
+        self.show(Text(screen.safe(line, self.look), style="bold red" if self.look.color else ""))
 
     def status(self) -> str:
         return screen.status(self.tracker, self.look, self.connected)
@@ -185,7 +188,7 @@ class Client:
                 self.show(screen.table_view(t, look))
             return
         if isinstance(m, Bye):
-            self.show(Text(f"The server says goodbye: {m.reason}."))
+            self.show(Text(f"The server says goodbye: {screen.safe(m.reason, look)}."))
             return
         if isinstance(m, Error):
             self.problem(f"The server says: {m.message}.")
@@ -378,6 +381,7 @@ class Client:
         self.connected = False
         self.term.refresh()
         reason = self.conn.close_reason or "the connection dropped"
+        reason = screen.safe(reason, self.look)
         self.show(Text(f"Connection lost ({reason}). Reconnecting...", style=self._warn))
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for
@@ -389,9 +393,8 @@ class Client:
                 await self.conn.connect(resume=self._resuming, timeout=5)
             except ServerError as e:
                 self._resuming = False
-                self.show(
-                    Text(f"The server no longer holds your seat ({e.message}).", style=self._warn)
-                )
+                why = screen.safe(e.message, self.look)
+                self.show(Text(f"The server no longer holds your seat ({why}).", style=self._warn))
                 self.conn.tracker = Tracker()
                 self._seated = ()
                 continue

@@ -180,6 +180,7 @@ async def _play(
 ) -> int:
     from leastscore.protocol import ProtocolError
     from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.protocol.text import shown
     from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 
     from leastscore.about import VERSION
@@ -219,7 +220,7 @@ async def _play(
                 host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
             )
         except ServerError as e:
-            click.echo(f"The server at {where} refused us: {e.message}.", err=True)
+            click.echo(f"The server at {where} refused us: {shown(e.message)}.", err=True)
             return 1
         except (ConnectionClosed, ProtocolError):
             click.echo(

@@ -28,6 +28,7 @@ from leastscore.game import (
 from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
 from leastscore.game.narrate import describe, ordinal
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
+from leastscore.protocol.text import shown
 from leastscore.protocol.tracker import Tracker
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -139,15 +140,19 @@ def with_cards(line: str, look: Look, style: str = "") -> Text:
     out = Text(style=style)
     at = 0
     for m in _CARD.finditer(line):
-        out.append(_safe(line[at : m.start()], look))
+        out.append(safe(line[at : m.start()], look))
         out.append_text(card(m.group(1), look))
         at = m.end()
-    out.append(_safe(line[at:], look))
+    out.append(safe(line[at:], look))
     return out
 
 
-def _safe(text: str, look: Look) -> str:
-    """Names and chat typed elsewhere, shown on a terminal that may be ASCII only."""
+def safe(text: str, look: Look) -> str:
+    """Text that came over the network (names, table names, chat, a server's reasons), as
+    a terminal may be sent it: control characters written out, never obeyed, and only
+    ASCII on a terminal that shows no more. (Markup is never read: the console has it off,
+    and every such text goes into a ``Text``, never a string rich would parse.)"""
+    text = shown(text)
     return text if look.unicode else text.encode("ascii", "replace").decode("ascii")
 
 
@@ -168,8 +173,8 @@ def narrate(message: msgspec.Struct, tracker: Tracker, look: Look) -> Text | Non
     me = tracker.you
     if isinstance(message, Chat):
         who = "You" if message.seat is not None and message.seat == me else message.name
-        return Text.assemble((_safe(who, look), "bold cyan" if look.color else ""), ": ") + Text(
-            _safe(message.text, look)
+        return Text.assemble((safe(who, look), "bold cyan" if look.color else ""), ": ") + Text(
+            safe(message.text, look)
         )
     if isinstance(message, PlayerLeft):
         return _note(
@@ -195,13 +200,13 @@ def narrate(message: msgspec.Struct, tracker: Tracker, look: Look) -> Text | Non
 
 
 def _note(line: str, look: Look) -> Text:
-    return Text(_safe(line, look), style="yellow" if look.color else "")
+    return Text(safe(line, look), style="yellow" if look.color else "")
 
 
 def heading(text: str, look: Look) -> Text:
     """A rule-like heading line that needs no box characters."""
     bar = "──" if look.unicode else "--"
-    return Text(f"{bar} {_safe(text, look)} {bar}", style="bold" if look.color else "")
+    return Text(f"{bar} {safe(text, look)} {bar}", style="bold" if look.color else "")
 
 
 def match_heading(event: MatchStarted, me: int | None, look: Look) -> Text:
@@ -280,7 +285,7 @@ def players(tracker: Tracker, look: Look) -> Table:
         style = ""
         if look.color:
             style = "bold" if moving else ("dim" if not active else "")
-        who = _safe(name, look) + (" (you)" if mine else "")
+        who = safe(name, look) + (" (you)" if mine else "")
         grid.add_row(
             Text(look.arrow if moving else "", style="bold green" if look.color else ""),
             Text(who, style=style + (" cyan" if mine and look.color else "")),
@@ -348,10 +353,10 @@ def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
             parts.append(groups)
     title = f"Round {tracker.round}{look.dot}out above {tracker.rules.threshold}"
     if tracker.table is not None:
-        title = f"{_safe(tracker.table.name, look)}{look.dot}{title}"
+        title = f"{safe(tracker.table.name, look)}{look.dot}{title}"
     return Panel(
         Group(*parts),
-        title=title,
+        title=Text(title),  # a string title would be read as markup
         title_align="left",
         box=look.box,
         expand=False,
@@ -412,7 +417,7 @@ def reveal(
     for seat, hand in enumerate(event.hands):
         if hand is None:
             continue
-        who = "You" if seat == me else _safe(names[seat], look)
+        who = "You" if seat == me else safe(names[seat], look)
         note = []
         if seat == event.seat:
             note.append("declared" + ("" if event.holds else ", not lowest"))
@@ -445,17 +450,17 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
     grid.add_column("player")
     grid.add_column("score", justify="right")
     for s in event.standings:
-        who = "You" if s.seat == me else _safe(names[s.seat], look)
+        who = "You" if s.seat == me else safe(names[s.seat], look)
         style = "bold" if look.color and s.place == 1 else ""
         grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score))
     winner = event.standings[0]
     if me is None:
-        verdict = f"{_safe(names[winner.seat], look)} wins the match."
+        verdict = f"{safe(names[winner.seat], look)} wins the match."
     elif winner.seat == me:
         verdict = "You win the match!"
     else:
         mine = next((s.place for s in event.standings if s.seat == me), None)
-        verdict = f"{_safe(names[winner.seat], look)} wins the match."
+        verdict = f"{safe(names[winner.seat], look)} wins the match."
         if mine is not None:
             verdict += f" You finished {ordinal(mine)}."
     return Group(grid, Text(verdict, style="bold green" if look.color else ""))
@@ -480,11 +485,11 @@ def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
             state += ", password"
         grid.add_row(
             str(i),
-            t.id,
-            _safe(t.name, look),
+            safe(t.id, look),
+            safe(t.name, look),
             f"{len(t.players)}/{t.seats}",
             state,
-            rules_note(t.rules),
+            safe(rules_note(t.rules), look),
         )
     return Group(
         grid,
@@ -494,13 +499,13 @@ def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
 
 def seating(table: TableInfo, you: int | None, look: Look) -> Text:
     """Who sits at a table before its match starts."""
-    who = [_safe(p.name, look) + (" (you)" if p.seat == you else "") for p in table.players]
+    who = [safe(p.name, look) + (" (you)" if p.seat == you else "") for p in table.players]
     line = (
-        f"Table {_safe(table.name, look)} ({table.id}): {', '.join(who) or 'nobody'}"
+        f"Table {safe(table.name, look)} ({safe(table.id, look)}): {', '.join(who) or 'nobody'}"
         f"{look.dot}{len(table.players)} of {table.seats} seats"
     )
     if table.rules:
-        line += f"{look.dot}{rules_note(table.rules)}"
+        line += f"{look.dot}{safe(rules_note(table.rules), look)}"
     return Text(line)
 
 
@@ -516,7 +521,7 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
         return f"Lobby{dot}tables, create, join ID, watch ID{dot}help"
     if not tracker.in_match:
         seated = f"{len(tracker.table.players)}/{tracker.table.seats} seated"
-        return f"Table {_safe(tracker.table.name, look)}{dot}{seated}{dot}bot add greedy, start"
+        return f"Table {safe(tracker.table.name, look)}{dot}{seated}{dot}bot add greedy, start"
     if tracker.over:
         return f"Match over{dot}start for another (the creator starts), leave, quit"
     names = names_of(tracker)
@@ -526,7 +531,7 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
         extra = f"{dot}you may declare" if tracker.can_declare else ""
         return f"{where}{dot}YOUR TURN: {left} left{extra}{dot}hint, help"
     mover = names[tracker.to_move] if 0 <= tracker.to_move < len(names) else "?"
-    return f"{where}{dot}{_safe(mover, look)} to move ({left})"
+    return f"{where}{dot}{safe(mover, look)} to move ({left})"
 
 
 # -- help ------------------------------------------------------------------------------

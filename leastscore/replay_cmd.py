@@ -17,20 +17,21 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
 
     from leastscore.game import Declared, MatchStarted, RoundStarted
     from leastscore.game.narrate import describe
+    from leastscore.protocol.text import shown
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)  # a name "[/b]" is text, not markup
     names: Sequence[str] = ()
     for event in events:
         if isinstance(event, MatchStarted):
-            names = event.seats
+            names = [shown(name) for name in event.seats]
         if isinstance(event, RoundStarted):
             console.rule(f"Round {event.round}")
-            console.print(describe(event, names))
+            console.print(shown(describe(event, names)))
             for seat, hand in enumerate(event.hands):
                 if hand is not None:
                     console.print(f"  {names[seat]}: {' '.join(hand)}")
             continue
-        console.print(describe(event, names))
+        console.print(shown(describe(event, names)))
         if isinstance(event, Declared):
             table = Table("player", "hand", "total", "round", "match", box=None)
             for seat, hand in enumerate(event.hands):

@@ -15,6 +15,7 @@ import msgspec
 from . import errors
 from .framing import HEADER
 from .messages import CLIENT_TYPES, SERVER_TYPES, Message
+from .text import PRINTABLE, PRINTABLE_RULE
 
 
 def _refuse_ext(code: int, data: memoryview) -> Any:
@@ -72,7 +73,17 @@ def decode_client(body: bytes) -> Message:
     try:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
-        raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id, kind) from None
+        raise errors.ProtocolError(
+            errors.BAD_MESSAGE, f"bad {kind}: {_in_words(e)}", msg_id, kind
+        ) from None
+
+
+_PATTERN = f"`str` matching regex {PRINTABLE!r}"
+
+
+def _in_words(error: msgspec.ValidationError) -> str:
+    """msgspec's own sentence (it names the field), with the text pattern said in words."""
+    return str(error).replace(_PATTERN, PRINTABLE_RULE)
 
 
 def decode_server(body: bytes) -> msgspec.Struct | None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-# Framing and decoding (the connection is closed after the first two).
+# Framing and decoding (the connection is closed after the first three).
 FRAME_TOO_LARGE = "frame_too_large"
 BAD_FRAME = "bad_frame"
+FRAME_TIMEOUT = "frame_timeout"
 BAD_MESSAGE = "bad_message"
 UNKNOWN_TYPE = "unknown_type"
 # Handshake.
@@ -21,6 +22,7 @@ NO_MATCH = "no_match"
 NO_SUCH_TABLE = "no_such_table"
 TABLE_FULL = "table_full"
 WRONG_PASSWORD = "wrong_password"
+TOO_MANY_ATTEMPTS = "too_many_attempts"
 NOT_AT_TABLE = "not_at_table"
 ALREADY_SEATED = "already_seated"
 NOT_ALLOWED = "not_allowed"
@@ -29,11 +31,13 @@ BAD_RULES = "bad_rules"
 # Limits and the server's state.
 RATE_LIMITED = "rate_limited"
 SERVER_FULL = "server_full"
+TOO_MANY_CONNECTIONS = "too_many_connections"
 IDLE_TIMEOUT = "idle_timeout"
 
 ALL = (
     FRAME_TOO_LARGE,
     BAD_FRAME,
+    FRAME_TIMEOUT,
     BAD_MESSAGE,
     UNKNOWN_TYPE,
     HELLO_REQUIRED,
@@ -47,6 +51,7 @@ ALL = (
     NO_SUCH_TABLE,
     TABLE_FULL,
     WRONG_PASSWORD,
+    TOO_MANY_ATTEMPTS,
     NOT_AT_TABLE,
     ALREADY_SEATED,
     NOT_ALLOWED,
@@ -54,6 +59,7 @@ ALL = (
     BAD_RULES,
     RATE_LIMITED,
     SERVER_FULL,
+    TOO_MANY_CONNECTIONS,
     IDLE_TIMEOUT,
 )
 
@@ -61,10 +67,12 @@ FATAL = frozenset(
     {
         FRAME_TOO_LARGE,
         BAD_FRAME,
+        FRAME_TIMEOUT,
         HELLO_REQUIRED,
         VERSION_UNSUPPORTED,
         HANDSHAKE_TIMEOUT,
         SERVER_FULL,
+        TOO_MANY_CONNECTIONS,
         IDLE_TIMEOUT,
     }
 )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .text import shown
+
 SERVICE_TYPE = "_leastscore._tcp.local."
 
 
@@ -57,4 +59,6 @@ def read_ad(name: str, host: str, port: int, txt: dict[bytes, bytes | None]) -> 
 
     protocols = tuple(int(p) for p in fields.get("v", "").split(",") if p.strip().isdigit())
     instance = name.removesuffix("." + SERVICE_TYPE).removesuffix(SERVICE_TYPE)
-    return ServerAd(instance, host, port, protocols, fields.get("sw", ""), number("t"), number("f"))
+    # anyone on the LAN may announce anything: nothing of it may reach a terminal raw
+    version = shown(fields.get("sw", ""))
+    return ServerAd(shown(instance), host, port, protocols, version, number("t"), number("f"))

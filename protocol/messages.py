@@ -23,9 +23,14 @@ from leastscore.game.events import (
 from leastscore.game.scoring import Standing
 from msgspec import Meta
 
-PlayerName = Annotated[str, Meta(max_length=32)]
-TableName = Annotated[str, Meta(max_length=40)]
-ChatText = Annotated[str, Meta(min_length=1, max_length=500)]
+from .text import PRINTABLE
+
+# Text that others are shown (or that the server logs) holds no control characters.
+PlayerName = Annotated[str, Meta(max_length=32, pattern=PRINTABLE)]
+TableName = Annotated[str, Meta(max_length=40, pattern=PRINTABLE)]
+ChatText = Annotated[str, Meta(min_length=1, max_length=500, pattern=PRINTABLE)]
+ClientName = Annotated[str, Meta(max_length=64, pattern=PRINTABLE)]
+BotLevel = Annotated[str, Meta(max_length=64, pattern=PRINTABLE)]
 ShortText = Annotated[str, Meta(max_length=64)]
 Id = int | None
 CardName = Annotated[str, Meta(min_length=2, max_length=2)]
@@ -44,7 +49,7 @@ class Hello(Message, tag="hello"):
     """The major versions the client speaks, e.g. ``[1]``."""
     name: PlayerName = ""
     bot: bool = False
-    client: ShortText = ""
+    client: ClientName = ""
     """Free text naming the client program and its version."""
     token: str | None = None
     """A resume token from an earlier ``welcome``: take back the same player."""
@@ -81,7 +86,7 @@ class Leave(Message, tag="leave"):
 
 
 class AddBot(Message, tag="add_bot"):
-    level: ShortText = "greedy"
+    level: BotLevel = "greedy"
     id: Id = None
 
 
@@ -150,6 +155,8 @@ class Error(Message, tag="error"):
     id: Id = None
     supported: list[int] | None = None
     """With ``version_unsupported``: the versions this server speaks."""
+    retry_ms: int | None = None
+    """With ``too_many_attempts``: how long to wait before the next try is taken."""
 
 
 class Ok(Message, tag="ok"):

@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+from collections import Counter
 from collections.abc import Coroutine, Sequence
 
 from leastscore.game import Event
+from leastscore.protocol import ProtocolError, errors
 
 from .announce import Announcer
 from .config import ServerConfig
@@ -27,6 +29,9 @@ class Server:
         self.lobby = Lobby(self)
         self.bots = HouseBots(self.config)
         self.connections: set[Connection] = set()
+        self._per_address: Counter[str] = Counter()
+        self.turned_away = 0
+        """Refused connections still waiting for their client to read the error and close."""
         self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
         self._saves: set[asyncio.Future[int]] = set()
@@ -83,11 +88,19 @@ class Server:
 
     # -- connections ----------------------------------------------------------------
 
-    def admit(self, conn: Connection) -> bool:
+    def admit(self, conn: Connection) -> ProtocolError | None:
+        """None when ``conn`` may stay (it is counted from now on); otherwise why not."""
+        limit = self.config.max_connections_per_peer
+        if self._per_address[conn.address] >= limit:
+            return ProtocolError(
+                errors.TOO_MANY_CONNECTIONS,
+                f"{conn.address} already has {limit} connections to this server",
+            )
         if len(self.connections) >= self.config.max_connections:
-            return False
+            return ProtocolError(errors.SERVER_FULL, "the server has too many connections")
         self.connections.add(conn)
-        return True
+        self._per_address[conn.address] += 1
+        return None
 
     def flush_soon(self, conn: Connection) -> None:
         """Have ``conn`` write its queued frames at the end of this pass of the loop:
@@ -102,7 +115,11 @@ class Server:
             conn.flush()
 
     def forget(self, conn: Connection) -> None:
-        self.connections.discard(conn)
+        if conn in self.connections:
+            self.connections.remove(conn)
+            self._per_address[conn.address] -= 1
+            if not self._per_address[conn.address]:
+                del self._per_address[conn.address]
         player = conn.player
         if player is not None and player.conn is conn:
             self.lobby.lost(player)

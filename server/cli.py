@@ -85,6 +85,18 @@ def setup_logging(verbose: int, quiet: int) -> None:
     show_default=True,
     help="Processes in which heavy bots (counter, expert) think.",
 )
+@click.option(
+    "--max-connections-per-peer",
+    default=ServerConfig.max_connections_per_peer,
+    show_default=True,
+    help="Connections one address may hold at once (raise it for load tests).",
+)
+@click.option(
+    "--frame-timeout",
+    default=ServerConfig.frame_timeout,
+    show_default=True,
+    help="Seconds a frame begun has to arrive whole before the connection is closed.",
+)
 @click.option("--no-uvloop", is_flag=True, help="Use the standard asyncio loop.")
 @click.option("-v", "--verbose", count=True, help="More logging (repeatable).")
 @click.option("-q", "--quiet", count=True, help="Less logging (repeatable).")
@@ -102,6 +114,8 @@ def serve(
     bot_think_time: float,
     max_bot_samples: int,
     thinkers: int,
+    max_connections_per_peer: int,
+    frame_timeout: float,
     no_uvloop: bool,
     verbose: int,
     quiet: int,
@@ -120,6 +134,8 @@ def serve(
         bot_think_time=bot_think_time,
         max_bot_samples=max_bot_samples,
         thinkers=max(1, thinkers),
+        max_connections_per_peer=max(1, max_connections_per_peer),
+        frame_timeout=frame_timeout,
     )
     announce_as = (name or socket.gethostname().split(".")[0] or "leastscore").strip()[:60]
     asyncio.run(_serve(config, announce_as if lan else None, loop_name))
@@ -160,6 +176,7 @@ def history(db: str, limit: int) -> None:
     import datetime
     from pathlib import Path
 
+    from leastscore.protocol.text import shown
     from rich.console import Console
     from rich.table import Table
 
@@ -173,10 +190,14 @@ def history(db: str, limit: int) -> None:
         return
     table = Table("match", "ended", "table", "players", "result", "rounds")
     for r in records:
+        # Names come from players (and from older servers, which let any text through):
+        # written out, never obeyed, and never read as markup.
+        players = [shown(p) for p in r.players]
         ended = datetime.datetime.fromtimestamp(r.ended).strftime("%Y-%m-%d %H:%M")
         if r.standings:
-            result = ", ".join(f"{s['place']}. {r.players[s['seat']]}" for s in r.standings)
+            result = ", ".join(f"{s['place']}. {players[s['seat']]}" for s in r.standings)
         else:
             result = r.status
-        table.add_row(str(r.id), ended, r.table_name, ", ".join(r.players), result, str(r.rounds))
-    Console().print(table)
+        name = shown(r.table_name)
+        table.add_row(str(r.id), ended, name, ", ".join(players), result, str(r.rounds))
+    Console(markup=False).print(table)

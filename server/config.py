@@ -39,4 +39,19 @@ class ServerConfig:
     burst: float = 1000.0
     """...and in one burst."""
     max_connections: int = 5000
+    max_connections_per_peer: int = 64
+    """Connections one address may hold at once: one machine cannot take them all."""
+    frame_timeout: float = 10.0
+    """A frame begun must be whole this many seconds after its first byte came: a client
+    trickling a byte at a time cannot hold a buffer forever."""
     max_tables: int = 2000
+    password_checks: int = 20
+    """A table's password is checked at most this often in ``password_window`` seconds,
+    however many connections guess; guesses past it get ``too_many_attempts``."""
+    password_window: float = 1.0
+    password_misses: int = 10
+    """Wrong passwords one address may send before each further guess must wait..."""
+    password_backoff: float = 1.0
+    """...this long after its last miss, doubling with each miss..."""
+    password_max_backoff: float = 60.0
+    """...up to this. An address's misses are forgotten after ten quiet minutes."""

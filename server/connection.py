@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leastscore.server")
 
+TURN_AWAY_LINGER = 1.0
+"""Seconds a refused connection waits for its client to close after reading the error."""
+TURN_AWAY_MAX = 256
+"""Refused connections that may wait so at once; past that, they are closed at once."""
+
 
 class Connection(asyncio.Protocol):
     def __init__(self, server: Server) -> None:
@@ -38,6 +43,8 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.player: Player | None = None
         self.peer = "?"
+        self.address = "?"
+        """The peer's address without its port: what limits per machine count by."""
         self.closed = False
         self._tokens = config.burst
         self._rate = config.rate
@@ -45,6 +52,9 @@ class Connection(asyncio.Protocol):
         self._last = 0.0
         self._handshake: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._partial: asyncio.TimerHandle | None = None
+        """The deadline of a frame begun and not yet whole."""
+        self._linger: asyncio.TimerHandle | None = None
         self.last_seen = 0.0
         self._out: list[bytes] = []
 
@@ -54,10 +64,12 @@ class Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
         peer = transport.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         loop = self.server.loop
         self._last = self.last_seen = loop.time()
-        if not self.server.admit(self):
-            self.fail(ProtocolError(errors.SERVER_FULL, "the server has too many connections"))
+        refusal = self.server.admit(self)
+        if refusal is not None:
+            self.turn_away(refusal)
             return
         self._handshake = loop.call_later(self.server.config.handshake_timeout, self._no_hello)
         log.debug("connection from %s", self.peer)
@@ -70,6 +82,8 @@ class Connection(asyncio.Protocol):
         except FrameTooLarge as e:
             self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(e)))
             return
+        if frames or self._partial is None:
+            self._watch_partial_frame()
         if not frames:
             return
         now = self.server.loop.time()
@@ -84,6 +98,8 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
+        if self._linger is not None:
+            self.server.turned_away -= 1
         self._cancel_timers()
         self.server.forget(self)
         log.debug("connection from %s closed", self.peer)
@@ -147,6 +163,22 @@ class Connection(asyncio.Protocol):
             return
         self._idle = self.server.loop.call_later(max(1.0, timeout - quiet), self._check_idle)
 
+    def _watch_partial_frame(self) -> None:
+        """Give the frame now begun (if any) ``frame_timeout`` seconds to be whole."""
+        if self._partial is not None:
+            self._partial.cancel()
+            self._partial = None
+        if self.reader.pending:
+            timeout = self.server.config.frame_timeout
+            self._partial = self.server.loop.call_later(timeout, self._frame_late, timeout)
+
+    def _frame_late(self, timeout: float) -> None:
+        self._partial = None
+        if not self.closed:
+            self.fail(
+                ProtocolError(errors.FRAME_TIMEOUT, f"a frame begun was not whole in {timeout:g} s")
+            )
+
     def _no_hello(self) -> None:
         self._handshake = None
         if self.player is None and not self.closed:
@@ -187,6 +219,23 @@ class Connection(asyncio.Protocol):
         self.send_error(error)
         self.close()
 
+    def turn_away(self, error: ProtocolError) -> None:
+        """Refuse the connection with ``error``. Its client may have sent its hello already,
+        and closing with that unread would reset the connection, so the error goes out,
+        the sending side is shut, and whatever comes is dropped until the client closes."""
+        log.info("turning %s away: %s (%s)", self.peer, error.code, error.message)
+        self.send_error(error)
+        transport = self.transport
+        if transport is None or self.server.turned_away >= TURN_AWAY_MAX:
+            self.close()
+            return
+        self.flush()
+        self.closed = True
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.server.turned_away += 1
+        self._linger = self.server.loop.call_later(TURN_AWAY_LINGER, transport.close)
+
     def bye(self, reason: str) -> None:
         self.send(Bye(reason))
         self.close()
@@ -201,7 +250,7 @@ class Connection(asyncio.Protocol):
             self.transport.close()
 
     def _cancel_timers(self) -> None:
-        for timer in (self._handshake, self._idle):
+        for timer in (self._handshake, self._idle, self._partial, self._linger):
             if timer is not None:
                 timer.cancel()
-        self._handshake = self._idle = None
+        self._handshake = self._idle = self._partial = None

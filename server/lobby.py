@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from leastscore.protocol.messages import (
     Welcome,
 )
 
+from .guesses import Guesses
 from .players import Player, Players
 from .table import Table
 
@@ -48,6 +50,14 @@ class Lobby:
         self.server = server
         self.players = Players()
         self.tables: dict[str, Table] = {}
+        config = server.config
+        self.guesses = Guesses(
+            per_table=config.password_checks,
+            window=config.password_window,
+            free_misses=config.password_misses,
+            backoff=config.password_backoff,
+            max_backoff=config.password_max_backoff,
+        )
 
     def handle(self, conn: Connection, message: Message) -> None:
         if isinstance(message, Hello):
@@ -144,10 +154,8 @@ class Lobby:
             raise ProtocolError(errors.NO_SUCH_TABLE, f"there is no table {msg.table!r}", msg.id)
         if player.table is not None:
             raise ProtocolError(errors.ALREADY_SEATED, "leave your table first", msg.id)
-        if table.password is not None and not hmac.compare_digest(
-            (msg.password or "").encode(), table.password.encode()
-        ):
-            raise ProtocolError(errors.WRONG_PASSWORD, "wrong password for that table", msg.id)
+        if table.password is not None and not self._password_right(player, table, msg):
+            return  # refused, and told why
         if msg.watch:
             table.watch(player)
             player.send(Ok(msg.id, table.id, None))
@@ -161,6 +169,29 @@ class Lobby:
         player.send(table.state_for(player))
         if table.full() and not table.playing:
             table.start()
+
+    def _password_right(self, player: Player, table: Table, msg: Join) -> bool:
+        """Check a guess at the table's password if ``Guesses`` allows one now; False once
+        the refusal is sent. A guess over the limit is not even compared (no timing leak)."""
+        assert table.password is not None
+        now = self.server.loop.time()
+        address = player.conn.address if player.conn is not None else "?"
+        wait = self.guesses.wait(table.id, address, now)
+        if wait > 0:
+            player.send(
+                Error(
+                    errors.TOO_MANY_ATTEMPTS,
+                    f"too many password guesses: try again in {math.ceil(wait)} s",
+                    msg.id,
+                    retry_ms=math.ceil(wait * 1000),
+                )
+            )
+            return False
+        if not hmac.compare_digest((msg.password or "").encode(), table.password.encode()):
+            self.guesses.missed(address, now)
+            player.send(Error(errors.WRONG_PASSWORD, "wrong password for that table", msg.id))
+            return False
+        return True
 
     def leave(self, player: Player, msg: Leave) -> None:
         table = self._table_of(player, msg.id)

@@ -25,6 +25,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 
 from leastscore.bots.base import Bot
 from leastscore.game import Move, View
@@ -40,6 +41,9 @@ def _think(pipe: Pipe) -> None:  # pragma: no cover - runs in the worker process
     """A worker: choose for whatever bot comes, until told to stop."""
     with contextlib.suppress(OSError):
         os.nice(5)  # the event loop's process comes first when the cores are busy
+    import leastscore.bots  # every built-in bot, imported before the clock runs
+
+    pipe.send(READY)  # started and imported: from now on its time is the bot's
     while True:
         try:
             job = pipe.recv()
@@ -56,10 +60,17 @@ def _think(pipe: Pipe) -> None:  # pragma: no cover - runs in the worker process
             pipe.send((move, bot))
 
 
+READY = "ready"
+"""A worker's first word: a decision's time limit starts when it is handed to a worker
+that is ready, so a worker's start (a second or more on a busy machine) is never
+counted against a bot."""
+
+
 @dataclass(eq=False)
 class _Job:
-    bot: Bot
-    view: View
+    sent: bytes
+    """The bot and the view, pickled when the decision was asked for: events the bot
+    is told while the decision waits for a worker must not travel with it."""
     done: asyncio.Future[tuple[Move, Bot]]
 
 
@@ -80,6 +91,7 @@ class ThinkingPool:
     limit: float
     _idle: list[_Worker] = field(default_factory=list)
     _busy: set[_Worker] = field(default_factory=set)
+    _starting: set[_Worker] = field(default_factory=set)
     _queue: deque[_Job] = field(default_factory=deque)
     _closed: bool = False
     _loop: asyncio.AbstractEventLoop | None = None
@@ -89,7 +101,11 @@ class ThinkingPool:
         if self._closed:
             raise ThinkingFailed("the server is shutting down")
         loop = self._loop = asyncio.get_running_loop()
-        job = _Job(bot, view, loop.create_future())
+        try:
+            sent = bytes(ForkingPickler.dumps((bot, view)))
+        except Exception as e:
+            raise ThinkingFailed(f"the bot cannot think elsewhere: {e}") from None
+        job = _Job(sent, loop.create_future())
         self._queue.append(job)
         self._dispatch()
         return await job.done
@@ -97,7 +113,8 @@ class ThinkingPool:
     @property
     def pids(self) -> list[int]:
         """The worker processes now running (for tests and status)."""
-        return [w.process.pid for w in [*self._idle, *self._busy] if w.process.pid is not None]
+        workers = [*self._idle, *self._busy, *self._starting]
+        return [w.process.pid for w in workers if w.process.pid is not None]
 
     def close(self) -> None:
         """Kill every worker now: nothing a bot is doing delays a shutdown."""
@@ -106,7 +123,7 @@ class ThinkingPool:
             if not job.done.done():
                 job.done.set_exception(ThinkingFailed("the server is shutting down"))
         self._queue.clear()
-        for worker in [*self._idle, *self._busy]:
+        for worker in [*self._idle, *self._busy, *self._starting]:
             self._end(worker, ThinkingFailed("the server is shutting down"))
         self._idle.clear()
 
@@ -118,45 +135,54 @@ class ThinkingPool:
             if job.done.done():  # cancelled while it waited
                 self._queue.popleft()
                 continue
-            worker = self._free_worker()
-            if worker is None:
-                return
+            if not self._idle:
+                if len(self._busy) + len(self._starting) < self.workers:
+                    self._start_worker()
+                return  # a worker that finishes, or one that becomes ready, takes it
+            worker = self._idle.pop()
             self._queue.popleft()
             try:
-                worker.pipe.send((job.bot, job.view))
+                worker.pipe.send_bytes(job.sent)
             except OSError as e:  # the worker died while idle
                 self._end(worker, None)
                 job.done.set_exception(ThinkingFailed(f"the bot's worker process died ({e})"))
-                continue
-            except Exception as e:  # a bot that cannot be pickled: nothing was sent
-                self._idle.append(worker)
-                job.done.set_exception(ThinkingFailed(f"the bot cannot think elsewhere: {e}"))
                 continue
             worker.job = job
             self._busy.add(worker)
             worker.limit = self._running().call_later(self.limit, self._overrun, worker)
 
-    def _free_worker(self) -> _Worker | None:
-        if self._idle:
-            return self._idle.pop()
-        if len(self._busy) >= self.workers:
-            return None
+    def _start_worker(self) -> None:
         context = multiprocessing.get_context("spawn")  # nothing of the server inherited
         ours, theirs = context.Pipe()
         process = context.Process(target=_think, args=(theirs,), daemon=True, name="thinker")
         process.start()
         theirs.close()
         worker = _Worker(process, ours)
+        self._starting.add(worker)
         self._running().add_reader(ours.fileno(), self._answered, worker)
-        return worker
 
     def _answered(self, worker: _Worker) -> None:
         try:
-            move, outcome = worker.pipe.recv()
+            said = worker.pipe.recv()
         except (EOFError, OSError) as e:
-            self._end(worker, ThinkingFailed(f"the bot's worker process died ({e or 'EOF'})"))
+            if worker in self._starting:  # it could not even start: do not retry forever
+                self._end(worker, None)
+                if self._queue:
+                    failed = self._queue.popleft()
+                    if not failed.done.done():
+                        failed.done.set_exception(
+                            ThinkingFailed("a worker process for the bots could not start")
+                        )
+            else:
+                self._end(worker, ThinkingFailed(f"the bot's worker process died ({e or 'EOF'})"))
             self._dispatch()
             return
+        if worker in self._starting:
+            self._starting.discard(worker)
+            self._idle.append(worker)
+            self._dispatch()
+            return
+        move, outcome = said
         job = worker.job
         worker.job = None
         if worker.limit is not None:
@@ -191,6 +217,7 @@ class ThinkingPool:
         worker.pipe.close()
         worker.process.join(0)
         self._busy.discard(worker)
+        self._starting.discard(worker)
         job, worker.job = worker.job, None
         if job is not None and error is not None and not job.done.done():
             job.done.set_exception(error)

@@ -13,6 +13,7 @@ from leastscore.client.screen import (
     narrate,
     render,
     reveal,
+    seating,
     standings,
     status,
     table_view,
@@ -215,3 +216,42 @@ def test_groups_in_the_hand_are_told_once_each() -> None:
     assert "Groups  pair from 9C 9D 9S" in plain(table_view(tracker, PLAIN))
     tracker.hand = tuple(sorted(parse_cards("2C 7C 9C JC KH")))
     assert "Groups" not in plain(table_view(tracker, PLAIN))
+
+
+HOSTILE = "[bold]Eve[/bold]\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\nBea: x\u202e\x9b"
+"""Markup, OSC 52 (write the clipboard), erase the screen, a forged line, a bidi override
+and an 8-bit CSI: everything a name or a chat line from a hostile client might carry."""
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+"""The colours rich itself sends: the only escapes allowed on screen."""
+
+
+def hostile_tracker() -> Tracker:
+    match = Match(["Ann", HOSTILE, "Cy"], Rules(threshold=25), seed=3)
+    match.start()
+    assert match.to_move == 1  # the status line names the hostile mover
+    info = table_info(["Ann", HOSTILE, "Cy"])
+    info.name = HOSTILE
+    tracker = Tracker()
+    tracker.apply(State(table=info, you=0, match=match_state(match.view(0), 30_000)))
+    return tracker
+
+
+def test_text_from_the_network_is_shown_never_obeyed() -> None:
+    tracker = hostile_tracker()
+    assert tracker.table is not None
+    pictures = [
+        table_view(tracker, COLOUR, moves=5),
+        narrate(Chat(HOSTILE, HOSTILE, 1), tracker, COLOUR),
+        narrate(PlayerLeft(1, HOSTILE, 60_000), tracker, COLOUR),
+        tables_list([tracker.table], COLOUR),
+        seating(tracker.table, 0, COLOUR),
+    ]
+    for look in (COLOUR, PLAIN):
+        for picture in pictures:
+            text = SGR.sub("", render(picture, look, 200))  # type: ignore[arg-type]
+            assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", text), repr(text)
+            assert "[bold]Eve[/bold]" in text  # markup shows as the brackets it is
+            assert "\\x1b]52;c;" in text and "\\x0d\\x0aBea: x" in text
+    assert "\\u202e" in status(tracker, COLOUR)
+    assert "\x1b" not in status(tracker, COLOUR)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import struct
 from collections.abc import AsyncIterator
 from typing import Any
@@ -30,6 +31,17 @@ async def server(tmp_path) -> AsyncIterator[Server]:
     await srv.shutdown()
 
 
+@contextlib.asynccontextmanager
+async def serving(**config: Any) -> AsyncIterator[Server]:
+    """A server of a test's own, with the limits it tests (no database)."""
+    srv = Server(ServerConfig(port=0, db=None, **config))
+    await srv.start()
+    try:
+        yield srv
+    finally:
+        await srv.shutdown()
+
+
 class Raw:
     """A client made of hand-written frames: plain dicts through msgpack, no SDK."""
 
@@ -41,8 +53,11 @@ class Raw:
         """Every frame body received, for scans."""
 
     @classmethod
-    async def connect(cls, port: int) -> Raw:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    async def connect(cls, port: int, source: str | None = None) -> Raw:
+        """Connect to 127.0.0.1; ``source`` is another loopback address to come from
+        (such as 127.0.0.2), to stand for another machine."""
+        local = (source, 0) if source is not None else None
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=local)
         return cls(reader, writer)
 
     def send(self, message: dict[str, Any]) -> None:

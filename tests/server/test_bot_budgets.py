@@ -8,42 +8,15 @@ import signal
 import time
 
 import pytest
-from leastscore.bots.base import Bot
 from leastscore.bots.seat import BotSeat
-from leastscore.game import Match, Move, Play, View
+from leastscore.game import Match, Play, View
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.thinking import ThinkingFailed, ThinkingPool
 
+from ..programs.thinking_bots import Counting, Noting, Spinner
 from .conftest import Raw
 from .test_lifecycle import start_server
-
-
-class Spinner(Bot):
-    """Thinks forever, as a bot with a runaway search would."""
-
-    name = "spinner"
-    heavy = True
-
-    def choose(self, view: View) -> Move:
-        while True:
-            pass
-
-
-class Counting(Bot):
-    """Plays the first legal discard from the deck and counts its decisions."""
-
-    name = "counting"
-    heavy = True
-
-    def __init__(self) -> None:
-        self.decisions = 0
-        self.pid = 0
-
-    def choose(self, view: View) -> Move:
-        self.decisions += 1
-        self.pid = os.getpid()
-        return view.legal_plays()[0]
 
 
 def _a_view() -> View:
@@ -78,17 +51,6 @@ async def test_a_runaway_bot_is_stopped_and_the_loop_never_waits_for_it():
         await running
         pool.close()
     assert pool.pids == []
-
-
-class Noting(Counting):
-    """Counting, and notes the kind of every event it is told."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[str] = []
-
-    def on_event(self, event: object) -> None:
-        self.seen.append(type(event).__name__)
 
 
 async def test_a_bot_seat_thinking_elsewhere_keeps_the_events_that_came_meanwhile():
