@@ -4,6 +4,10 @@ Decoding is envelope-first: the frame is read as plain MessagePack (refusing
 extension types), checked to be a map with a string ``type``, and only then
 converted to that type's struct, so each failure gets its own error code:
 ``bad_frame`` (not one map), ``unknown_type``, ``bad_message`` (schema).
+
+Two promises of the protocol are kept here, once for every message type: nil
+in an optional field means its default, and a client's frame nests at most
+``MAX_DEPTH`` levels.
 """
 
 from __future__ import annotations
@@ -14,7 +18,12 @@ import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, Message
+from .messages import CLIENT_TYPES, SERVER_TYPES, Message, optional_fields
+
+MAX_DEPTH = 32
+"""How deep a client's frame may nest maps and arrays; the top map is level 1."""
+
+_OPTIONAL = {cls: optional_fields(cls) for cls in CLIENT_TYPES.values()}
 
 
 def _refuse_ext(code: int, data: memoryview) -> Any:
@@ -41,7 +50,23 @@ def encode_body(message: msgspec.Struct) -> bytes:
     return _encoder.encode(message)
 
 
-def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
+def _within(obj: Any, limit: int) -> bool:
+    """Whether ``obj`` nests maps and arrays (keys too) at most ``limit`` levels deep."""
+    level = [obj]
+    for _ in range(limit):
+        inner = []
+        for container in level:
+            items = (
+                (*container.keys(), *container.values()) if type(container) is dict else container
+            )
+            inner += [x for x in items if type(x) in (dict, list, tuple)]
+        if not inner:
+            return True
+        level = inner
+    return False
+
+
+def _envelope(body: bytes, max_depth: int | None = None) -> tuple[dict[str, Any], str, int | None]:
     try:
         obj = _raw.decode(body)
     except (msgspec.DecodeError, ValueError, RecursionError) as e:
@@ -49,6 +74,11 @@ def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
     if type(obj) is not dict:
         raise errors.ProtocolError(
             errors.BAD_FRAME, f"a frame holds one MessagePack map, not {type(obj).__name__}"
+        )
+    # Each level takes a byte at least, so a short frame cannot nest too deep.
+    if max_depth is not None and len(body) > max_depth and not _within(obj, max_depth):
+        raise errors.ProtocolError(
+            errors.BAD_FRAME, f"maps and arrays nest more than {max_depth} levels deep"
         )
     msg_id = obj.get("id")
     if msg_id is not None and (type(msg_id) is not int):
@@ -63,12 +93,15 @@ def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
 
 def decode_client(body: bytes) -> Message:
     """A client's frame body as a typed message, or ``ProtocolError`` saying why not."""
-    obj, kind, msg_id = _envelope(body)
+    obj, kind, msg_id = _envelope(body, MAX_DEPTH)
     cls = CLIENT_TYPES.get(kind)
     if cls is None:
         raise errors.ProtocolError(
             errors.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", msg_id, kind
         )
+    if None in obj.values():  # nil in an optional field: as if it were left out
+        optional = _OPTIONAL[cls]
+        obj = {k: v for k, v in obj.items() if v is not None or k not in optional}
     try:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:

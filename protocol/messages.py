@@ -36,6 +36,23 @@ class Message(msgspec.Struct, tag_field="type", omit_defaults=True, gc=False):
     """Base of every protocol message."""
 
 
+def optional_fields(cls: type[msgspec.Struct]) -> frozenset[str]:
+    """The wire names of the fields of ``cls`` that may be left out (they have a default).
+
+    From a client, nil in one of these means the same as leaving it out: the default.
+    """
+    return frozenset(f.encode_name for f in msgspec.structs.fields(cls) if not f.required)
+
+
+TOGETHER = ("round", "turn")
+"""The fields of a move that name the ``turn`` it answers: both, or neither."""
+
+
+def _both_or_neither(move: PlayMove | DeclareMove) -> None:
+    if (move.round is None) != (move.turn is None):
+        raise ValueError("round and turn go together: send both or neither")
+
+
 # -- client to server ---------------------------------------------------------
 
 
@@ -108,11 +125,17 @@ class PlayMove(Message, tag="play"):
     passed is then refused instead of landing on a later turn."""
     turn: int | None = None
 
+    def __post_init__(self) -> None:
+        _both_or_neither(self)
+
 
 class DeclareMove(Message, tag="declare"):
     id: Id = None
     round: int | None = None
     turn: int | None = None
+
+    def __post_init__(self) -> None:
+        _both_or_neither(self)
 
 
 ClientMessage = (
