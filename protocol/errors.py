@@ -30,6 +30,8 @@ BAD_RULES = "bad_rules"
 RATE_LIMITED = "rate_limited"
 SERVER_FULL = "server_full"
 IDLE_TIMEOUT = "idle_timeout"
+INTERNAL_ERROR = "internal_error"
+"""The server failed while handling a request (a fault of the server, not of the request)."""
 
 ALL = (
     FRAME_TOO_LARGE,
@@ -55,6 +57,7 @@ ALL = (
     RATE_LIMITED,
     SERVER_FULL,
     IDLE_TIMEOUT,
+    INTERNAL_ERROR,
 )
 
 FATAL = frozenset(

@@ -26,6 +26,8 @@ class Server:
         self.lobby = Lobby(self)
         self.bots = HouseBots(self.config)
         self.connections: set[Connection] = set()
+        self.closing: set[Connection] = set()
+        """Connections that said their last word and wait for the client to hang up."""
         self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
         self._saves: set[asyncio.Future[int]] = set()
@@ -72,7 +74,12 @@ class Server:
             await asyncio.gather(*self._saves, return_exceptions=True)
         if self.store is not None:
             await self.loop.run_in_executor(None, self.store.close)
-        await asyncio.sleep(0)  # let transports flush their goodbyes
+        # A pass of the loop sends the goodbyes and reads what clients sent before them;
+        # then the server does not wait for clients to hang up, it cuts.
+        await asyncio.sleep(0)
+        for conn in list(self.closing):
+            conn.cut()
+        await asyncio.sleep(0)
         self.stopped.set()
         log.info("stopped")
 

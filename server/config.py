@@ -39,4 +39,7 @@ class ServerConfig:
     burst: float = 1000.0
     """...and in one burst."""
     max_connections: int = 5000
+    linger: float = 2.0
+    """Seconds a connection closed by the server (after a fatal error or ``bye``) waits
+    for the client to close its side, reading and dropping what it sends, before it is cut."""
     max_tables: int = 2000
