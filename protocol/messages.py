@@ -83,6 +83,9 @@ class Create(Message, tag="create"):
     """House rules by name (``threshold``, ``runs_same_suit``, ...); omitted ones are standard."""
     password: ShortText | None = None
     id: Id = None
+    rematch: bool = False
+    """When a match ends and every seat is still held by a bot or a program (nobody who
+    said ``hello.bot: false``), the next match starts by itself."""
 
 
 class Join(Message, tag="join"):
@@ -205,6 +208,8 @@ class TableInfo(msgspec.Struct, omit_defaults=True, gc=False):
     """A password is needed to join."""
     rules: dict[str, Any]
     """House rules that differ from the standard game."""
+    rematch: bool = False
+    """The table starts the next match by itself (see ``Create.rematch``)."""
 
 
 class Tables(Message, tag="tables"):

@@ -40,6 +40,11 @@ class Server:
         assert self._server is not None
         return int(self._server.sockets[0].getsockname()[1])
 
+    @property
+    def serving(self) -> bool:
+        """Listening, and not shutting down."""
+        return self._server is not None and self._server.is_serving()
+
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self._server = await self.loop.create_server(

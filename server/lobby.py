@@ -125,7 +125,9 @@ class Lobby:
             rules = Rules.from_dict(msg.rules)
         except ValueError as e:
             raise ProtocolError(errors.BAD_RULES, str(e), msg.id) from None
-        table = Table(self.server, msg.name.strip(), msg.seats, rules, msg.password, player)
+        table = Table(
+            self.server, msg.name.strip(), msg.seats, rules, msg.password, player, msg.rematch
+        )
         self.tables[table.id] = table
         seat = table.sit(player)
         player.send(Ok(msg.id, table.id, seat))
