@@ -140,7 +140,8 @@ class ProgramSeat:
             refusal = version_refusal(hello.protocol, hello.id)
             self._write(refusal)
             self._flush()
-            raise self._fail(f"speaks protocol {hello.protocol}, not {refusal.supported}")
+            spoken = ", ".join(map(str, refusal.supported or ()))
+            raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}")
         from leastscore.about import VERSION
 
         self._write(Welcome(self.version, f"leastscore {VERSION}", "stdio", "", False, hello.id))
