@@ -50,16 +50,26 @@ def encode_body(message: msgspec.Struct) -> bytes:
     return _encoder.encode(message)
 
 
-def _within(obj: Any, limit: int) -> bool:
-    """Whether ``obj`` nests maps and arrays (keys too) at most ``limit`` levels deep."""
-    level = [obj]
+_NESTED = (dict, list, tuple)  # a MessagePack array used as a map key decodes as a tuple
+_HEADERS = bytes([*range(0x80, 0xA0), *range(0xDC, 0xE0)])
+"""The bytes that open a map or an array (fixmap, fixarray, map 16/32, array 16/32)."""
+_NOT_HEADERS = bytes(sorted(set(range(256)) - set(_HEADERS)))
+
+
+def _within(obj: dict[Any, Any], limit: int) -> bool:
+    """Whether ``obj`` nests maps and arrays, keys too, at most ``limit`` levels deep."""
+    level: list[Any] = [obj]
     for _ in range(limit):
         inner = []
         for container in level:
-            items = (
-                (*container.keys(), *container.values()) if type(container) is dict else container
-            )
-            inner += [x for x in items if type(x) in (dict, list, tuple)]
+            if type(container) is dict:
+                for key, value in container.items():
+                    if type(value) in _NESTED:
+                        inner.append(value)
+                    if type(key) is tuple:
+                        inner.append(key)
+            else:
+                inner += [item for item in container if type(item) in _NESTED]
         if not inner:
             return True
         level = inner
@@ -75,8 +85,14 @@ def _envelope(body: bytes, max_depth: int | None = None) -> tuple[dict[str, Any]
         raise errors.ProtocolError(
             errors.BAD_FRAME, f"a frame holds one MessagePack map, not {type(obj).__name__}"
         )
-    # Each level takes a byte at least, so a short frame cannot nest too deep.
-    if max_depth is not None and len(body) > max_depth and not _within(obj, max_depth):
+    # Every map or array opens with one of _HEADERS (a string may hold such bytes too):
+    # a frame with no more of them than the limit cannot nest deeper, whatever it holds.
+    if (
+        max_depth is not None
+        and len(body) > max_depth
+        and len(body.translate(None, _NOT_HEADERS)) > max_depth
+        and not _within(obj, max_depth)
+    ):
         raise errors.ProtocolError(
             errors.BAD_FRAME, f"maps and arrays nest more than {max_depth} levels deep"
         )
@@ -99,13 +115,22 @@ def decode_client(body: bytes) -> Message:
         raise errors.ProtocolError(
             errors.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", msg_id, kind
         )
-    if None in obj.values():  # nil in an optional field: as if it were left out
-        optional = _OPTIONAL[cls]
-        obj = {k: v for k, v in obj.items() if v is not None or k not in optional}
     try:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
-        raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id, kind) from None
+        refusal = e
+    # Nil in an optional field means its default. A field whose type takes nil has nil
+    # for its default (tests/protocol check it), so only a refused message needs a second
+    # look, and the common case costs nothing.
+    if None in obj.values():
+        optional = _OPTIONAL[cls]
+        try:
+            return msgspec.convert(
+                {k: v for k, v in obj.items() if v is not None or k not in optional}, cls
+            )
+        except msgspec.ValidationError as e:
+            refusal = e
+    raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {refusal}", msg_id, kind)
 
 
 def decode_server(body: bytes) -> msgspec.Struct | None:
