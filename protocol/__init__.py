@@ -4,7 +4,7 @@ from . import errors
 from .codec import decode_client, decode_server, encode, encode_body
 from .errors import ProtocolError
 from .framing import MAX_FRAME, FrameReader, FrameTooLarge, frame
-from .messages import ClientMessage, ServerMessage
+from .messages import ClientMessage, Error, ServerMessage
 
 VERSION = 1
 SUPPORTED = (1,)
@@ -15,6 +15,17 @@ def negotiate(offered: list[int]) -> int | None:
     """The highest version both sides speak, or None."""
     common = set(offered) & set(SUPPORTED)
     return max(common) if common else None
+
+
+def version_refusal(offered: list[int], msg_id: int | None) -> Error:
+    """The ``version_unsupported`` answer to a ``hello`` that ``negotiate`` found no version in."""
+    spoken = ", ".join(map(str, SUPPORTED))
+    return Error(
+        errors.VERSION_UNSUPPORTED,
+        f"no protocol version in common: offered {offered[:8]}, spoken here {spoken}",
+        msg_id,
+        supported=list(SUPPORTED),
+    )
 
 
 __all__ = [
@@ -33,4 +44,5 @@ __all__ = [
     "errors",
     "frame",
     "negotiate",
+    "version_refusal",
 ]

@@ -4,6 +4,10 @@ Decoding is envelope-first: the frame is read as plain MessagePack (refusing
 extension types), checked to be a map with a string ``type``, and only then
 converted to that type's struct, so each failure gets its own error code:
 ``bad_frame`` (not one map), ``unknown_type``, ``bad_message`` (schema).
+
+Two promises of the protocol are kept here, once for every message type: nil
+in an optional field means its default, and a client's frame nests at most
+``MAX_DEPTH`` levels.
 """
 
 from __future__ import annotations
@@ -14,8 +18,13 @@ import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, Message
+from .messages import CLIENT_TYPES, SERVER_TYPES, Message, optional_fields
 from .text import PRINTABLE, PRINTABLE_RULE
+
+MAX_DEPTH = 32
+"""How deep a client's frame may nest maps and arrays; the top map is level 1."""
+
+_OPTIONAL = {cls: optional_fields(cls) for cls in CLIENT_TYPES.values()}
 
 
 def _refuse_ext(code: int, data: memoryview) -> Any:
@@ -42,7 +51,33 @@ def encode_body(message: msgspec.Struct) -> bytes:
     return _encoder.encode(message)
 
 
-def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
+_NESTED = (dict, list, tuple)  # a MessagePack array used as a map key decodes as a tuple
+_HEADERS = bytes([*range(0x80, 0xA0), *range(0xDC, 0xE0)])
+"""The bytes that open a map or an array (fixmap, fixarray, map 16/32, array 16/32)."""
+_NOT_HEADERS = bytes(sorted(set(range(256)) - set(_HEADERS)))
+
+
+def _within(obj: dict[Any, Any], limit: int) -> bool:
+    """Whether ``obj`` nests maps and arrays, keys too, at most ``limit`` levels deep."""
+    level: list[Any] = [obj]
+    for _ in range(limit):
+        inner = []
+        for container in level:
+            if type(container) is dict:
+                for key, value in container.items():
+                    if type(value) in _NESTED:
+                        inner.append(value)
+                    if type(key) is tuple:
+                        inner.append(key)
+            else:
+                inner += [item for item in container if type(item) in _NESTED]
+        if not inner:
+            return True
+        level = inner
+    return False
+
+
+def _envelope(body: bytes, max_depth: int | None = None) -> tuple[dict[str, Any], str, int | None]:
     try:
         obj = _raw.decode(body)
     except (msgspec.DecodeError, ValueError, RecursionError) as e:
@@ -50,6 +85,17 @@ def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
     if type(obj) is not dict:
         raise errors.ProtocolError(
             errors.BAD_FRAME, f"a frame holds one MessagePack map, not {type(obj).__name__}"
+        )
+    # Every map or array opens with one of _HEADERS (a string may hold such bytes too):
+    # a frame with no more of them than the limit cannot nest deeper, whatever it holds.
+    if (
+        max_depth is not None
+        and len(body) > max_depth
+        and len(body.translate(None, _NOT_HEADERS)) > max_depth
+        and not _within(obj, max_depth)
+    ):
+        raise errors.ProtocolError(
+            errors.BAD_FRAME, f"maps and arrays nest more than {max_depth} levels deep"
         )
     msg_id = obj.get("id")
     if msg_id is not None and (type(msg_id) is not int):
@@ -64,7 +110,7 @@ def _envelope(body: bytes) -> tuple[dict[str, Any], str, int | None]:
 
 def decode_client(body: bytes) -> Message:
     """A client's frame body as a typed message, or ``ProtocolError`` saying why not."""
-    obj, kind, msg_id = _envelope(body)
+    obj, kind, msg_id = _envelope(body, MAX_DEPTH)
     cls = CLIENT_TYPES.get(kind)
     if cls is None:
         raise errors.ProtocolError(
@@ -73,9 +119,21 @@ def decode_client(body: bytes) -> Message:
     try:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
-        raise errors.ProtocolError(
-            errors.BAD_MESSAGE, f"bad {kind}: {_in_words(e)}", msg_id, kind
-        ) from None
+        refusal = e
+    # Nil in an optional field means its default. A field whose type takes nil has nil
+    # for its default (tests/protocol check it), so only a refused message needs a second
+    # look, and the common case costs nothing.
+    if None in obj.values():
+        optional = _OPTIONAL[cls]
+        try:
+            return msgspec.convert(
+                {k: v for k, v in obj.items() if v is not None or k not in optional}, cls
+            )
+        except msgspec.ValidationError as e:
+            refusal = e
+    raise errors.ProtocolError(
+        errors.BAD_MESSAGE, f"bad {kind}: {_in_words(refusal)}", msg_id, kind
+    )
 
 
 _PATTERN = f"`str` matching regex {PRINTABLE!r}"

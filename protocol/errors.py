@@ -33,6 +33,8 @@ RATE_LIMITED = "rate_limited"
 SERVER_FULL = "server_full"
 TOO_MANY_CONNECTIONS = "too_many_connections"
 IDLE_TIMEOUT = "idle_timeout"
+INTERNAL_ERROR = "internal_error"
+"""The server failed while handling a request (a fault of the server, not of the request)."""
 
 ALL = (
     FRAME_TOO_LARGE,
@@ -61,6 +63,7 @@ ALL = (
     SERVER_FULL,
     TOO_MANY_CONNECTIONS,
     IDLE_TIMEOUT,
+    INTERNAL_ERROR,
 )
 
 FATAL = frozenset(

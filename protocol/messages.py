@@ -41,6 +41,23 @@ class Message(msgspec.Struct, tag_field="type", omit_defaults=True, gc=False):
     """Base of every protocol message."""
 
 
+def optional_fields(cls: type[msgspec.Struct]) -> frozenset[str]:
+    """The wire names of the fields of ``cls`` that may be left out (they have a default).
+
+    From a client, nil in one of these means the same as leaving it out: the default.
+    """
+    return frozenset(f.encode_name for f in msgspec.structs.fields(cls) if not f.required)
+
+
+TOGETHER = ("round", "turn")
+"""The fields of a move that name the ``turn`` it answers: both, or neither."""
+
+
+def _both_or_neither(move: PlayMove | DeclareMove) -> None:
+    if (move.round is None) != (move.turn is None):
+        raise ValueError("round and turn go together: send both or neither")
+
+
 # -- client to server ---------------------------------------------------------
 
 
@@ -71,6 +88,9 @@ class Create(Message, tag="create"):
     """House rules by name (``threshold``, ``runs_same_suit``, ...); omitted ones are standard."""
     password: ShortText | None = None
     id: Id = None
+    rematch: bool = False
+    """When a match ends and every seat is still held by a bot or a program (nobody who
+    said ``hello.bot: false``), the next match starts by itself."""
 
 
 class Join(Message, tag="join"):
@@ -113,11 +133,17 @@ class PlayMove(Message, tag="play"):
     passed is then refused instead of landing on a later turn."""
     turn: int | None = None
 
+    def __post_init__(self) -> None:
+        _both_or_neither(self)
+
 
 class DeclareMove(Message, tag="declare"):
     id: Id = None
     round: int | None = None
     turn: int | None = None
+
+    def __post_init__(self) -> None:
+        _both_or_neither(self)
 
 
 ClientMessage = (
@@ -189,6 +215,8 @@ class TableInfo(msgspec.Struct, omit_defaults=True, gc=False):
     """A password is needed to join."""
     rules: dict[str, Any]
     """House rules that differ from the standard game."""
+    rematch: bool = False
+    """The table starts the next match by itself (see ``Create.rematch``)."""
 
 
 class Tables(Message, tag="tables"):

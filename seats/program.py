@@ -27,6 +27,7 @@ from leastscore.protocol import (
     encode,
     errors,
     negotiate,
+    version_refusal,
 )
 from leastscore.protocol.convert import match_state, move_from_wire, stamp_of, turn_for
 from leastscore.protocol.messages import (
@@ -95,6 +96,8 @@ class ProgramSeat:
         """Everything that went wrong, in plain words (for reports and ``bot check``)."""
         self.hello: Hello | None = None
         """The program's last ``hello``: its name, its client string, its versions."""
+        self.version: int | None = None
+        """The protocol version agreed with the running program."""
 
     # -- the process ----------------------------------------------------------------
 
@@ -132,21 +135,16 @@ class ProgramSeat:
         except SeatFailed:
             raise
         self.hello = hello
-        version = negotiate(hello.protocol)
-        if version is None:
-            self._write(
-                Error(
-                    errors.VERSION_UNSUPPORTED,
-                    "this host speaks protocol 1",
-                    hello.id,
-                    supported=[1],
-                )
-            )
+        self.version = negotiate(hello.protocol)
+        if self.version is None:
+            refusal = version_refusal(hello.protocol, hello.id)
+            self._write(refusal)
             self._flush()
-            raise self._fail(f"speaks protocol {hello.protocol}, not 1")
+            spoken = ", ".join(map(str, refusal.supported or ()))
+            raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}")
         from leastscore.about import VERSION
 
-        self._write(Welcome(version, f"leastscore {VERSION}", "stdio", "", False, hello.id))
+        self._write(Welcome(self.version, f"leastscore {VERSION}", "stdio", "", False, hello.id))
         self._flush()
         self._welcomed = True
 

@@ -30,8 +30,8 @@ class Server:
         self.bots = HouseBots(self.config)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
-        self.turned_away = 0
-        """Refused connections still waiting for their client to read the error and close."""
+        self.closing: set[Connection] = set()
+        """Connections that said their last word and wait for the client to hang up."""
         self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
         self._saves: set[asyncio.Future[int]] = set()
@@ -45,6 +45,11 @@ class Server:
     def port(self) -> int:
         assert self._server is not None
         return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def serving(self) -> bool:
+        """Listening, and not shutting down."""
+        return self._server is not None and self._server.is_serving()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -82,7 +87,12 @@ class Server:
             await asyncio.gather(*self._saves, return_exceptions=True)
         if self.store is not None:
             await self.loop.run_in_executor(None, self.store.close)
-        await asyncio.sleep(0)  # let transports flush their goodbyes
+        # A pass of the loop sends the goodbyes and reads what clients sent before them;
+        # then the server does not wait for clients to hang up, it cuts.
+        await asyncio.sleep(0)
+        for conn in list(self.closing):
+            conn.cut()
+        await asyncio.sleep(0)
         self.stopped.set()
         log.info("stopped")
 

@@ -44,6 +44,9 @@ class ServerConfig:
     frame_timeout: float = 10.0
     """A frame begun must be whole this many seconds after its first byte came: a client
     trickling a byte at a time cannot hold a buffer forever."""
+    linger: float = 2.0
+    """Seconds a connection closed by the server (after a fatal error or ``bye``) waits
+    for the client to close its side, reading and dropping what it sends, before it is cut."""
     max_tables: int = 2000
     password_checks: int = 20
     """A table's password is checked at most this often in ``password_window`` seconds,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -29,32 +30,80 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leastscore.server")
 
-TURN_AWAY_LINGER = 1.0
-"""Seconds a refused connection waits for its client to close after reading the error."""
-TURN_AWAY_MAX = 256
-"""Refused connections that may wait so at once; past that, they are closed at once."""
+
+LINGER_MAX = 256
+"""Connections that may linger closing at once; past that, a closing one is cut at once
+(a crowd of refused connections must not hold the server's sockets)."""
+
+WARN_EVERY = 1.0
+"""Seconds between two ``rate_limited`` errors: a flood is told once a second, not per message."""
+
+
+class RateLimit:
+    """A token bucket for one connection's messages, and how often it says so.
+
+    A message over the limit is dropped. Only the first one dropped in each
+    ``WARN_EVERY`` seconds is answered (``rate_limited``): answering every
+    dropped message would make the server's replies as big as the flood.
+    """
+
+    __slots__ = ("burst", "last", "rate", "tokens", "warned")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.last = now
+        self.warned = -math.inf
+
+    def allow(self, now: float) -> bool:
+        """Take a token for a message arriving at ``now``; False if there is none."""
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def refund(self) -> None:
+        self.tokens = min(self.burst, self.tokens + 1)
+
+    def warn(self, now: float) -> bool:
+        """Whether a message dropped at ``now`` is answered: once per ``WARN_EVERY``."""
+        if now - self.warned < WARN_EVERY:
+            return False
+        self.warned = now
+        return True
 
 
 class Connection(asyncio.Protocol):
+    """One client's connection, from its first byte to the end of its linger.
+
+    A connection that ends on an error says why and then half-closes: the
+    error is flushed, the write side is shut, and whatever the client still
+    sends is read and dropped until it closes too (or ``linger`` passes).
+    Closing at once with the client's bytes unread would have the kernel reset
+    the connection, and the client would often never read the error.
+    """
+
     def __init__(self, server: Server) -> None:
         self.server = server
         config = server.config
         self.reader = FrameReader(config.max_frame)
         self.transport: asyncio.Transport | None = None
         self.player: Player | None = None
+        self.version: int | None = None
+        """The protocol version agreed in this connection's ``hello``."""
         self.peer = "?"
         self.address = "?"
         """The peer's address without its port: what limits per machine count by."""
         self.closed = False
-        self._tokens = config.burst
-        self._rate = config.rate
-        self._burst = config.burst
-        self._last = 0.0
+        self.limit = RateLimit(config.rate, config.burst, server.loop.time())
         self._handshake: asyncio.TimerHandle | None = None
         self._idle: asyncio.TimerHandle | None = None
+        self._linger: asyncio.TimerHandle | None = None
         self._partial: asyncio.TimerHandle | None = None
         """The deadline of a frame begun and not yet whole."""
-        self._linger: asyncio.TimerHandle | None = None
         self.last_seen = 0.0
         self._out: list[bytes] = []
 
@@ -66,10 +115,10 @@ class Connection(asyncio.Protocol):
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         loop = self.server.loop
-        self._last = self.last_seen = loop.time()
+        self.limit.last = self.last_seen = loop.time()
         refusal = self.server.admit(self)
         if refusal is not None:
-            self.turn_away(refusal)
+            self.fail(refusal)  # said, then half-closed: a hello already sent is no reset
             return
         self._handshake = loop.call_later(self.server.config.handshake_timeout, self._no_hello)
         log.debug("connection from %s", self.peer)
@@ -88,19 +137,22 @@ class Connection(asyncio.Protocol):
             return
         now = self.server.loop.time()
         self.last_seen = now
+        limit = self.limit
         for body in frames:
             if self.closed:
                 return
-            self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
-            self._last = now
-            self._tokens -= 1
-            self._frame(body, limited=self._tokens < 0)
+            if limit.allow(now):
+                self._frame(body)
+            elif limit.warn(now):
+                self._refuse(body)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        if self._linger is not None:
-            self.server.turned_away -= 1
         self._cancel_timers()
+        if self._linger is not None:
+            self._linger.cancel()
+            self._linger = None
+        self.server.closing.discard(self)
         self.server.forget(self)
         log.debug("connection from %s closed", self.peer)
 
@@ -111,21 +163,19 @@ class Connection(asyncio.Protocol):
 
     # -- frames -----------------------------------------------------------------
 
-    def _frame(self, body: bytes, limited: bool) -> None:
+    def _frame(self, body: bytes) -> None:
         try:
             message = decode_client(body)
         except ProtocolError as e:
             if self.player is None and not e.fatal and e.kind != "hello":
-                e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
+                e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello", e.id)
             self.fail(e) if e.fatal else self.send_error(e)
             return
-        if limited:
-            self._tokens += 1  # a refused message costs nothing more
-            msg_id = getattr(message, "id", None)
-            self.send(Error(errors.RATE_LIMITED, "too many messages: slow down", msg_id))
-            return
+        msg_id: int | None = getattr(message, "id", None)
         if self.player is None and not isinstance(message, Hello):
-            self.fail(ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello"))
+            self.fail(
+                ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello", msg_id)
+            )
             return
         try:
             self.server.lobby.handle(self, message)
@@ -133,16 +183,34 @@ class Connection(asyncio.Protocol):
             self.fail(e) if e.fatal else self.send_error(e)
         except Exception:
             log.exception("error handling %s from %s", type(message).__name__, self.peer)
-            self.send_error(ProtocolError(errors.BAD_MESSAGE, "the server could not handle that"))
+            self.send_error(
+                ProtocolError(errors.INTERNAL_ERROR, "the server failed to handle that", msg_id)
+            )
+
+    def _refuse(self, body: bytes) -> None:
+        """Say ``rate_limited`` for a dropped message, with its ``id`` when it has one."""
+        try:
+            msg_id = getattr(decode_client(body), "id", None)
+        except ProtocolError as e:
+            msg_id = e.id
+        self.send(
+            Error(
+                errors.RATE_LIMITED,
+                f"too many messages: this one and any more in the next {WARN_EVERY:g} s "
+                "are dropped unanswered",
+                msg_id,
+            )
+        )
 
     def refund(self) -> None:
         """Give back the rate-limit token of a message that did useful work (an accepted
         move): the limit is for floods, and a fast bot at a fast table is not one."""
-        self._tokens = min(self._burst, self._tokens + 1)
+        self.limit.refund()
 
-    def greeted(self, player: Player) -> None:
-        """The handshake is done: this connection now speaks for ``player``."""
+    def greeted(self, player: Player, version: int) -> None:
+        """The handshake is done: this connection now speaks ``version`` for ``player``."""
         self.player = player
+        self.version = version
         if self._handshake:
             self._handshake.cancel()
             self._handshake = None
@@ -219,38 +287,42 @@ class Connection(asyncio.Protocol):
         self.send_error(error)
         self.close()
 
-    def turn_away(self, error: ProtocolError) -> None:
-        """Refuse the connection with ``error``. Its client may have sent its hello already,
-        and closing with that unread would reset the connection, so the error goes out,
-        the sending side is shut, and whatever comes is dropped until the client closes."""
-        log.info("turning %s away: %s (%s)", self.peer, error.code, error.message)
-        self.send_error(error)
-        transport = self.transport
-        if transport is None or self.server.turned_away >= TURN_AWAY_MAX:
-            self.close()
-            return
-        self.flush()
-        self.closed = True
-        if transport.can_write_eof():
-            transport.write_eof()
-        self.server.turned_away += 1
-        self._linger = self.server.loop.call_later(TURN_AWAY_LINGER, transport.close)
-
     def bye(self, reason: str) -> None:
         self.send(Bye(reason))
         self.close()
 
     def close(self) -> None:
+        """Flush, then half-close: shut the write side and drop what the client still
+        sends until it closes its side, or ``linger`` seconds pass."""
         if self.closed:
             return
         self.flush()  # what was queued (a last error, a goodbye) still goes out
         self.closed = True
         self._cancel_timers()
-        if self.transport is not None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if not transport.can_write_eof() or len(self.server.closing) >= LINGER_MAX:
+            transport.close()
+            return
+        try:
+            transport.write_eof()  # sent after the queued frames; reading goes on
+        except OSError:  # the client is gone already
+            transport.close()
+            return
+        self._linger = self.server.loop.call_later(self.server.config.linger, self.cut)
+        self.server.closing.add(self)
+
+    def cut(self) -> None:
+        """End a connection that is closing: now, even if the client is still sending."""
+        if self._linger is not None:
+            self._linger.cancel()
+            self._linger = None
+        if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
 
     def _cancel_timers(self) -> None:
-        for timer in (self._handshake, self._idle, self._partial, self._linger):
+        for timer in (self._handshake, self._idle, self._partial):
             if timer is not None:
                 timer.cancel()
         self._handshake = self._idle = self._partial = None

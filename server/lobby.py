@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from leastscore.game import Rules
-from leastscore.protocol import SUPPORTED, errors, negotiate
+from leastscore.protocol import errors, negotiate, version_refusal
 from leastscore.protocol.convert import move_from_wire, stamp_of
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import (
@@ -77,14 +77,7 @@ class Lobby:
             raise ProtocolError(errors.BAD_MESSAGE, "hello was already said", hello.id, "hello")
         version = negotiate(hello.protocol)
         if version is None:
-            conn.send(
-                Error(
-                    errors.VERSION_UNSUPPORTED,
-                    f"this server speaks protocol {', '.join(map(str, SUPPORTED))}",
-                    hello.id,
-                    supported=list(SUPPORTED),
-                )
-            )
+            conn.send(version_refusal(hello.protocol, hello.id))
             conn.close()
             return
         from leastscore.about import VERSION
@@ -101,15 +94,17 @@ class Lobby:
             if old is not None and old is not conn and not old.closed:
                 old.bye("this player connected again elsewhere")
             player.conn = conn
-            conn.greeted(player)
-            conn.send(Welcome(1, f"leastscore {VERSION}", player.id, player.token, True, hello.id))
+            conn.greeted(player, version)
+            conn.send(
+                Welcome(version, f"leastscore {VERSION}", player.id, player.token, True, hello.id)
+            )
             log.info("%s resumed as %s", conn.peer, player.name)
             if player.table is not None:
                 player.table.player_back(player)
             return
         player = self.players.new(hello.name.strip(), hello.bot)
         player.conn = conn
-        conn.greeted(player)
+        conn.greeted(player, version)
         conn.send(
             Welcome(version, f"leastscore {VERSION}", player.id, player.token, False, hello.id)
         )
@@ -141,7 +136,9 @@ class Lobby:
             rules = Rules.from_dict(msg.rules)
         except ValueError as e:
             raise ProtocolError(errors.BAD_RULES, str(e), msg.id) from None
-        table = Table(self.server, msg.name.strip(), msg.seats, rules, msg.password, player)
+        table = Table(
+            self.server, msg.name.strip(), msg.seats, rules, msg.password, player, msg.rematch
+        )
         self.tables[table.id] = table
         seat = table.sit(player)
         player.send(Ok(msg.id, table.id, seat))

@@ -132,6 +132,7 @@ class Table:
         rules: Rules,
         password: str | None,
         owner: Player,
+        rematch: bool = False,
     ) -> None:
         self.server = server
         self.id = "t" + secrets.token_hex(3)
@@ -140,6 +141,8 @@ class Table:
         self.rules = rules
         self.password = password
         self.owner = owner
+        self.rematch = rematch
+        """Start the next match by itself when one ends at a table of bots and programs."""
         self.slots: list[Slot] = []
         self.spectators: set[Player] = set()
         self.match: Match | None = None
@@ -183,6 +186,7 @@ class Table:
             playing=self.playing,
             locked=self.password is not None,
             rules=self.rules.changes(),
+            rematch=self.rematch,
         )
 
     def members(self) -> list[Player]:
@@ -412,6 +416,16 @@ class Table:
         for slot in list(self.slots):  # players who vanished and did not come back
             if slot.player is not None and not slot.player.connected and slot.player.grace is None:
                 self.leave(slot.player)
+        here = self.server.lobby.tables.get(self.id) is self
+        if self.rematch and here and self.server.serving and self._all_machines():
+            self.start()
+
+    def _all_machines(self) -> bool:
+        """Every seat is held, by a built-in bot or by a program that is connected."""
+        return self.full() and all(
+            not slot.gone and (slot.player is None or (slot.player.bot and slot.player.connected))
+            for slot in self.slots
+        )
 
     def close(self) -> None:
         if self.task is not None:

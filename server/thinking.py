@@ -41,7 +41,8 @@ def _think(pipe: Pipe) -> None:  # pragma: no cover - runs in the worker process
     """A worker: choose for whatever bot comes, until told to stop."""
     with contextlib.suppress(OSError):
         os.nice(5)  # the event loop's process comes first when the cores are busy
-    import leastscore.bots  # every built-in bot, imported before the clock runs
+
+    import leastscore.bots  # noqa: F401 - every built-in bot, imported before the clock runs
 
     pipe.send(READY)  # started and imported: from now on its time is the bot's
     while True:
