@@ -68,6 +68,8 @@ class Journal:
         self._due = False
         """The pending events' time came while a write was under way: write on its end."""
         self._calls: set[asyncio.Future[None]] = set()
+        self._open: set[Recording] = set()
+        """Recordings begun and not ended."""
 
     def begin(
         self, table_name: str, started: float, players: Sequence[str], rules: Rules
@@ -75,6 +77,7 @@ class Journal:
         """A match starts: its row is written (status running) before any of its events."""
         recording = Recording(self, table_name, started, tuple(players), rules)
         if self.store is not None:
+            self._open.add(recording)
             self._call(recording, _begin)
         return recording
 
@@ -90,9 +93,10 @@ class Journal:
             self._timer = asyncio.get_running_loop().call_later(self.interval, self._write)
 
     def end(self, recording: Recording, events: Sequence[Event], status: str) -> None:
-        if self.store is None or recording.ended or not events:
+        if self.store is None or recording.ended:
             return
         recording.ended = True
+        self._open.discard(recording)
         # Its events still waiting need no writing: the full record replaces them. Those
         # being written now are written first (the store's thread keeps the order).
         self._pending = [p for p in self._pending if p[0] is not recording]
@@ -101,9 +105,12 @@ class Journal:
 
         def finish(store: Store, rec: Recording) -> None:
             if rec.id is None:  # its row could not be written: write it now
+                if not log_copy:
+                    return
                 rec.id = store.begin(rec.table_name, rec.started, rec.players, rec.rules)
             store.finish(rec.id, log_copy, status)
-            log.info("saved match %d (%s)", rec.id, status)
+            if log_copy:
+                log.info("saved match %d (%s)", rec.id, status)
 
         self._call(recording, finish)
 
@@ -116,8 +123,15 @@ class Journal:
                 await asyncio.wait({self._writing})
 
     async def close(self) -> None:
-        """Write what is waiting, and wait for every write (the server is stopping)."""
+        """Write what is waiting, and wait for every write (the server is stopping).
+
+        A match that is still open now (its task was cancelled before it began to
+        play) is settled as aborted with what was stored of it."""
         await self.flush()
+        for recording in list(self._open):
+            recording.ended = True
+            self._call(recording, _settle)
+        self._open.clear()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -175,6 +189,11 @@ class Journal:
                 log.error("could not save a match: %s", f.exception())
 
         future.add_done_callback(done)
+
+
+def _settle(store: Store, recording: Recording) -> None:
+    if recording.id is not None:
+        store.settle(recording.id, "aborted")
 
 
 def _begin(store: Store, recording: Recording) -> None:

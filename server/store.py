@@ -144,8 +144,12 @@ class Store:
             )
         return len(rows)
 
-    def finish(self, match_id: int, events: Sequence[Event], status: str) -> None:
-        """The match is over (``finished``) or stopped (``aborted``): its full record."""
+    def finish(
+        self, match_id: int, events: Sequence[Event], status: str, ended: float | None = None
+    ) -> None:
+        """The match is over (``finished``) or stopped (``aborted``, ``interrupted``): its
+        full record replaces the events written on the way. A match that never dealt
+        (no events) leaves no row, as nothing of it can be shown or replayed."""
         end = events[-1] if events else None
         standings = (
             [{"seat": s.seat, "place": s.place, "score": s.score} for s in end.standings]
@@ -153,11 +157,15 @@ class Store:
             else []
         )
         with self._transaction():
+            self._db.execute("DELETE FROM events WHERE match = ?", (match_id,))
+            if not events:
+                self._db.execute("DELETE FROM matches WHERE id = ?", (match_id,))
+                return
             self._db.execute(
                 "UPDATE matches SET ended = ?, status = ?, standings = ?, rounds = ?, log = ?"
                 " WHERE id = ?",
                 (
-                    time.time(),
+                    time.time() if ended is None else ended,
                     status,
                     json.dumps(standings),
                     _rounds(events),
@@ -165,25 +173,24 @@ class Store:
                     match_id,
                 ),
             )
-            self._db.execute("DELETE FROM events WHERE match = ?", (match_id,))
+
+    def settle(self, match_id: int, status: str) -> None:
+        """End a match with the events stored so far (``finish`` for a match whose
+        own log is out of reach): it ended at its last stored event."""
+        with self._transaction("DEFERRED"):
+            events = self._journal(match_id)
+            last = self._db.execute(
+                "SELECT max(at) FROM events WHERE match = ?", (match_id,)
+            ).fetchone()[0]
+        self.finish(match_id, events, status, last)
 
     def recover(self) -> list[int]:
-        """Mark the matches a dead server left ``running`` as ``interrupted``, each with
-        the log of its stored events; their ids. Only a server starting calls this."""
-        with self._transaction():
-            running = self._db.execute("SELECT id FROM matches WHERE status = 'running'")
-            ids = [int(r[0]) for r in running.fetchall()]
-            for match_id in ids:
-                events = self._journal(match_id)
-                last = self._db.execute(
-                    "SELECT max(at) FROM events WHERE match = ?", (match_id,)
-                ).fetchone()[0]
-                self._db.execute(
-                    "UPDATE matches SET status = 'interrupted', ended = coalesce(?, started),"
-                    " rounds = ?, log = ? WHERE id = ?",
-                    (last, _rounds(events), _log(events), match_id),
-                )
-                self._db.execute("DELETE FROM events WHERE match = ?", (match_id,))
+        """Settle the matches a dead server left ``running`` as ``interrupted``; their
+        ids. Only a server starting calls this."""
+        running = self._db.execute("SELECT id FROM matches WHERE status = 'running'")
+        ids = [int(r[0]) for r in running.fetchall()]
+        for match_id in ids:
+            self.settle(match_id, "interrupted")
         return ids
 
     # -- reading -------------------------------------------------------------------

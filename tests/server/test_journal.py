@@ -83,9 +83,8 @@ async def test_a_running_match_is_marked_interrupted_by_the_next_server(tmp_path
     cut = journal.begin("cut", 2.0, ["ann", "bo", "cy"], RULES)
     for part in parts[:25]:
         cut.add(part)
-    await journal.flush()
-    await journal.close()
-    store.close()  # as if it died: the row stays running
+    await journal.flush()  # (the store's thread keeps order: the finished one is written)
+    store.close()  # and the server dies: nobody ends the match, its row stays running
 
     again = AsyncStore(str(path))
     assert again.interrupted == [2]
@@ -120,3 +119,25 @@ def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path):
         result = leastscore(*command, "--db", str(path))
         assert result.returncode != 0 and "newer leastscore" in result.stderr
         assert "Traceback" not in result.stderr
+
+
+async def test_a_match_still_open_when_the_server_stops_is_aborted_and_one_never_dealt_is_dropped(
+    tmp_path: Path,
+):
+    path = tmp_path / "m.sqlite3"
+    store = AsyncStore(str(path))
+    journal = Journal(store)
+    parts = batches()
+    cancelled = journal.begin("cancelled early", 1.0, ["ann", "bo", "cy"], RULES)
+    for part in parts[:5]:
+        cancelled.add(part)
+    journal.begin("never dealt", 2.0, ["ann", "bo", "cy"], RULES)
+    empty = journal.begin("failed at once", 3.0, ["ann", "bo", "cy"], RULES)
+    empty.end([], "aborted")
+    await journal.close()  # nobody ended the first two
+    store.close()
+    reader = Store(str(path))
+    (record,) = reader.matches()
+    assert record.table_name == "cancelled early" and record.status == "aborted"
+    assert reader.log(record.id) == flat(parts[:5]) and events_rows(path) == 0
+    reader.close()
