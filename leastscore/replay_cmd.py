@@ -69,9 +69,17 @@ def replay(source: str, db: str | None, check: bool) -> None:
         if not Path(db).exists():
             raise click.ClickException(f"no match database at {db}")
         try:
-            found = Store(db).log(int(source))
+            store = Store(db)
         except StoreError as e:
             raise click.ClickException(str(e)) from None
+        record = store.match(int(source))
+        if record is not None and record.status == "running":
+            # its log holds every hand and the deck: secret while anyone plays it
+            raise click.ClickException(
+                f"match {source} is being played: its hands are secret until it ends"
+                " (if its server died, starting one on this database marks it interrupted)"
+            )
+        found = store.log(int(source))
         if found is None:
             raise click.ClickException(f"no match {source} in {db}")
         events = found

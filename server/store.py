@@ -196,10 +196,17 @@ class Store:
     # -- reading -------------------------------------------------------------------
 
     def matches(self, limit: int = 50) -> list[MatchRecord]:
+        return self._records("ORDER BY id DESC LIMIT ?", limit)
+
+    def match(self, match_id: int) -> MatchRecord | None:
+        found = self._records("WHERE id = ?", match_id)
+        return found[0] if found else None
+
+    def _records(self, where: str, arg: int) -> list[MatchRecord]:
         rows = self._db.execute(
             "SELECT id, table_name, started, ended, status, players, rules, standings, rounds"
-            " FROM matches ORDER BY id DESC LIMIT ?",
-            (limit,),
+            f" FROM matches {where}",
+            (arg,),
         ).fetchall()
         return [
             MatchRecord(

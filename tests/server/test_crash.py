@@ -213,6 +213,9 @@ async def test_a_database_of_the_old_schema_is_migrated_and_keeps_its_history(tm
     assert history.returncode == 0, history.stderr
     assert "old ann" in history.stdout and "1. old" in history.stdout
     assert "running" in history.stdout  # nobody has restarted the server yet
+    secret = leastscore("replay", "2", "--db", str(db))  # every hand is in its log
+    assert secret.returncode != 0 and "being played" in secret.stderr
+    assert "Round 1" not in secret.stdout
     kept = Store(str(db))
     assert kept.log(1) == old_log
     kept.close()
