@@ -26,7 +26,7 @@ class Server:
         self.store = AsyncStore(self.config.db) if self.config.db else None
         if self.store is not None and self.store.interrupted:
             log.warning(
-                "match(es) %s were interrupted: the server stopped without saving them",
+                "the last server died during match(es) %s: marked interrupted",
                 ", ".join(map(str, self.store.interrupted)),
             )
         self.journal = Journal(self.store)

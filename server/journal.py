@@ -55,6 +55,10 @@ _StoreCall = Callable[[Store, Recording], None]
 
 
 class Journal:
+    """The server's one writer of matches in progress: batching across every table is
+    what keeps the cost per move small (see ``bench.store``), and handing each batch
+    to the store's thread is what keeps the disk off the loop."""
+
     def __init__(self, store: AsyncStore | None, interval: float = 0.1, batch: int = 2000) -> None:
         self.store = store
         self.interval = interval
