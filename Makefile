@@ -39,6 +39,8 @@ unit: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine
 	$(BIN)/python -m bench.server --connections 200 --seconds 10
+	$(BIN)/python -m bench.server --connections 200 --seconds 10 --db
+	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
 	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2

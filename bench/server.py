@@ -1,6 +1,6 @@
 """How the game server holds up under many bot connections, against asyncio's ceiling.
 
-    python -m bench.server --connections 200 --seconds 10 [--loop uvloop|asyncio]
+    python -m bench.server --connections 200 --seconds 10 [--loop uvloop|asyncio] [--db]
 
 The server runs in its own process (``leastscore serve``). This process opens N
 connections and plays real matches at N/4 tables of four: every move is a
@@ -8,7 +8,9 @@ connections and plays real matches at N/4 tables of four: every move is a
 events to the table. In the same run, the same client measures a bare echo
 server with the same framing (N connections, each sending one frame and
 waiting for it back): the ceiling of Python asyncio here. Then it opens idle
-connections to measure the server's memory per connection.
+connections to measure the server's memory per connection. The server keeps no
+database unless ``--db`` is given (then it records every match, as it is played,
+in a temporary SQLite file, as a server does by default).
 Last line: one JSON object.
 """
 
@@ -21,6 +23,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -280,7 +283,10 @@ def percentile(values: list[float], q: float) -> float:
     show_default=True,
     help="Milliseconds each bot waits before answering its turn (0: as fast as it can).",
 )
-def main(connections: int, seconds: float, loop_name: str, idle: int, think: float) -> None:
+@click.option("--db", is_flag=True, help="Record the matches in a temporary SQLite file.")
+def main(
+    connections: int, seconds: float, loop_name: str, idle: int, think: float, db: bool
+) -> None:
     if connections % 4:
         raise click.BadParameter("connections must be a multiple of 4 (tables of four)")
     uv = loop_name == "uvloop"
@@ -296,25 +302,27 @@ def main(connections: int, seconds: float, loop_name: str, idle: int, think: flo
     finally:
         echo.terminate()
         echo.wait()
-    serve = [python, "-m", "leastscore", "serve", "--port", "0", "--no-db", "-q", "-q"]
-    # Every connection of this bench comes from one address: lift the server's limit per peer.
-    per_peer = str(max(connections, idle) + 16)
-    serve = [*serve, "--bot-delay", "0", "--max-connections-per-peer", per_peer, *loop_flag]
-    if os.environ.get("BENCH_SERVER_COMMAND"):
-        serve = os.environ["BENCH_SERVER_COMMAND"].split()
-    fresh, fresh_port = start(serve)  # memory per idle connection, on a fresh server
-    try:
-        per_idle = asyncio.run(idle_memory(fresh_port, fresh.pid, idle))
-    finally:
-        fresh.terminate()
-        fresh.wait()
-    game, game_port = start(serve)
-    try:
-        played = asyncio.run(play_load(game_port, connections, seconds, 2.0, game.pid, think))
-        rss = rss_kib(game.pid) / 1024
-    finally:
-        game.terminate()
-        game.wait()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = ["--db", os.path.join(tmp, "matches.sqlite3")] if db else ["--no-db"]
+        serve = [python, "-m", "leastscore", "serve", "--port", "0", *store, "-q", "-q"]
+        # Every connection of this bench comes from one address: lift the limit per peer.
+        per_peer = str(max(connections, idle) + 16)
+        serve = [*serve, "--bot-delay", "0", "--max-connections-per-peer", per_peer, *loop_flag]
+        if os.environ.get("BENCH_SERVER_COMMAND"):
+            serve = os.environ["BENCH_SERVER_COMMAND"].split()
+        fresh, fresh_port = start(serve)  # memory per idle connection, on a fresh server
+        try:
+            per_idle = asyncio.run(idle_memory(fresh_port, fresh.pid, idle))
+        finally:
+            fresh.terminate()
+            fresh.wait()
+        game, game_port = start(serve)
+        try:
+            played = asyncio.run(play_load(game_port, connections, seconds, 2.0, game.pid, think))
+            rss = rss_kib(game.pid) / 1024
+        finally:
+            game.terminate()
+            game.wait()
     moves_per_s = played.moves / played.seconds
     echo_per_s = echoed.moves / echoed.seconds
     result = {
@@ -322,6 +330,7 @@ def main(connections: int, seconds: float, loop_name: str, idle: int, think: flo
         "loop": loop_name,
         "connections": connections,
         "think_ms": think,
+        "db": db,
         "tables": connections // 4,
         "seconds": seconds,
         "moves": played.moves,
@@ -332,6 +341,7 @@ def main(connections: int, seconds: float, loop_name: str, idle: int, think: flo
         "p99_ms": round(percentile(played.latencies, 0.99) * 1000, 2),
         "echo_p99_ms": round(percentile(echoed.latencies, 0.99) * 1000, 2),
         "server_cpu": round(played.server_cpu, 2),
+        "server_cpu_us_per_move": round(played.server_cpu / moves_per_s * 1e6, 1),
         "echo_server_cpu": round(echoed.server_cpu, 2),
         "rss_mb": round(rss, 1),
         "idle_kib_per_connection": round(per_idle, 1),
@@ -343,6 +353,8 @@ def main(connections: int, seconds: float, loop_name: str, idle: int, think: flo
         f"{result['moves_per_s']:,} moves/s "
         f"(p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms); "
         f"echo {result['echo_per_s']:,}/s; ratio {result['ratio']}; "
+        f"server CPU {result['server_cpu_us_per_move']} us per move"
+        f"{' (recording matches)' if db else ''}; "
         f"server {result['rss_mb']} MB, {result['idle_kib_per_connection']} KiB per idle connection"
     )
     click.echo(json.dumps(result))

@@ -50,7 +50,12 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
 @click.command()
 @click.argument("source")
 @click.option("--db", default=None, help="Match database (default: the server's).")
-@click.option("--check", is_flag=True, help="Replay the moves through the engine and verify.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Replay the moves through the engine and verify (an unfinished match: as far as"
+    " its log goes).",
+)
 def replay(source: str, db: str | None, check: bool) -> None:
     """Show a recorded match: SOURCE is a JSON Lines log file or a match number."""
     from leastscore.game import read_log
@@ -59,12 +64,23 @@ def replay(source: str, db: str | None, check: bool) -> None:
     path = Path(source)
     if source.isdigit() and not path.exists():
         from leastscore.about import default_db
-        from leastscore.server.store import Store
+        from leastscore.server.store import Store, StoreError
 
         db = db or default_db()
         if not Path(db).exists():
             raise click.ClickException(f"no match database at {db}")
-        found = Store(db).log(int(source))
+        try:
+            store = Store(db)
+        except StoreError as e:
+            raise click.ClickException(str(e)) from None
+        record = store.match(int(source))
+        if record is not None and record.status == "running":
+            # its log holds every hand and the deck: secret while anyone plays it
+            raise click.ClickException(
+                f"match {source} is being played: its hands are secret until it ends"
+                " (if its server died, starting one on this database marks it interrupted)"
+            )
+        found = store.log(int(source))
         if found is None:
             raise click.ClickException(f"no match {source} in {db}")
         events = found
@@ -77,7 +93,17 @@ def replay(source: str, db: str | None, check: bool) -> None:
             raise click.ClickException(f"{source} is not a match log: {e}") from None
     show_match(events)
     if check:
-        same = rerun(events) == events
-        click.echo("replay check: identical" if same else "replay check: DIFFERENT")
+        from leastscore.game import IllegalMove, MatchEnded
+
+        try:
+            same = rerun(events) == events
+        except (ValueError, IllegalMove) as e:
+            click.echo(f"replay check: FAILED ({e})")
+            raise SystemExit(1) from None
         if not same:
+            click.echo("replay check: DIFFERENT")
             raise SystemExit(1)
+        if events and isinstance(events[-1], MatchEnded):
+            click.echo("replay check: identical")
+        else:  # aborted, interrupted by a crash, or still being played
+            click.echo("replay check: identical as far as the log goes (the match did not end)")

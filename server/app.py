@@ -7,15 +7,15 @@ import contextlib
 import logging
 import signal
 from collections import Counter
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine
 
-from leastscore.game import Event
 from leastscore.protocol import ProtocolError, errors
 
 from .announce import Announcer
 from .config import ServerConfig
 from .connection import Connection
 from .house_bots import HouseBots
+from .journal import Journal
 from .lobby import Lobby
 from .store import AsyncStore
 
@@ -26,15 +26,22 @@ class Server:
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.loop = asyncio.get_event_loop_policy().get_event_loop()
+        # The database first: a file it refuses (StoreError) leaves nothing started.
+        self.store = AsyncStore(self.config.db) if self.config.db else None
+        if self.store is not None and self.store.interrupted:
+            log.warning(
+                "the last server died during match(es) %s: marked interrupted",
+                ", ".join(map(str, self.store.interrupted)),
+            )
+        self.journal = Journal(self.store)
+        """Every match is written down as it is played (see ``journal``)."""
         self.lobby = Lobby(self)
         self.bots = HouseBots(self.config)
         self.connections: set[Connection] = set()
         self._per_address: Counter[str] = Counter()
         self.closing: set[Connection] = set()
         """Connections that said their last word and wait for the client to hang up."""
-        self.store = AsyncStore(self.config.db) if self.config.db else None
         self._server: asyncio.Server | None = None
-        self._saves: set[asyncio.Future[int]] = set()
         self._unflushed: list[Connection] = []
         self._matches: set[asyncio.Task[None]] = set()
         self.announcer: Announcer | None = None
@@ -83,8 +90,7 @@ class Server:
                 await task
         for conn in list(self.connections):
             conn.bye(reason)
-        if self._saves:
-            await asyncio.gather(*self._saves, return_exceptions=True)
+        await self.journal.close()
         if self.store is not None:
             await self.loop.run_in_executor(None, self.store.close)
         # A pass of the loop sends the goodbyes and reads what clients sent before them;
@@ -140,21 +146,3 @@ class Server:
         self._matches.add(task)
         task.add_done_callback(self._matches.discard)
         return task
-
-    # -- persistence -------------------------------------------------------------------
-
-    def save(self, table_name: str, started: float, events: Sequence[Event], status: str) -> None:
-        """Record a match (off the loop); failures are logged, never raised at a table."""
-        if self.store is None or not events:
-            return
-        future = asyncio.ensure_future(self.store.save(table_name, started, events, status))
-        self._saves.add(future)
-
-        def done(f: asyncio.Future[int]) -> None:
-            self._saves.discard(f)
-            if not f.cancelled() and f.exception() is not None:
-                log.error("could not save a match: %s", f.exception())
-            elif not f.cancelled():
-                log.info("saved match %d (%s)", f.result(), status)
-
-        future.add_done_callback(done)

@@ -143,8 +143,12 @@ def serve(
 
 async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) -> None:
     from .app import Server
+    from .store import StoreError
 
-    server = Server(config)
+    try:
+        server = Server(config)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
     try:
         await server.start()
     except OSError as e:
@@ -172,32 +176,53 @@ async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) 
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
 @click.option("--limit", default=30, show_default=True)
 def history(db: str, limit: int) -> None:
-    """List recorded matches, newest first."""
+    """List recorded matches, newest first.
+
+    Status: finished; aborted (stopped: everyone left, or the server was shut
+    down); running (being played now); interrupted (the server died during it:
+    its log goes as far as the last stored event, and it replays)."""
     import datetime
     from pathlib import Path
 
     from leastscore.protocol.text import shown
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    from .store import Store
+    from .store import MatchRecord, Store, StoreError
 
     if not Path(db).exists():
         raise click.ClickException(f"no match database at {db}")
-    records = Store(db).matches(limit)
+    try:
+        records = Store(db).matches(limit)
+    except StoreError as e:
+        raise click.ClickException(str(e)) from None
     if not records:
         click.echo("no matches recorded yet")
         return
-    table = Table("match", "ended", "table", "players", "result", "rounds")
+
+    this_year = datetime.date.today().year
+
+    def started(r: MatchRecord) -> str:
+        t = datetime.datetime.fromtimestamp(r.started)
+        return t.strftime("%m-%d %H:%M" if t.year == this_year else "%Y-%m-%d %H:%M")
+
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for name in ("match", "started", "status"):  # never wrapped
+        table.add_column(name, no_wrap=True)
+    for name in ("table", "players", "result", "rounds"):
+        table.add_column(name)
     for r in records:
         # Names come from players (and from older servers, which let any text through):
         # written out, never obeyed, and never read as markup.
         players = [shown(p) for p in r.players]
-        ended = datetime.datetime.fromtimestamp(r.ended).strftime("%Y-%m-%d %H:%M")
-        if r.standings:
-            result = ", ".join(f"{s['place']}. {players[s['seat']]}" for s in r.standings)
-        else:
-            result = r.status
-        name = shown(r.table_name)
-        table.add_row(str(r.id), ended, name, ", ".join(players), result, str(r.rounds))
+        table.add_row(
+            str(r.id),
+            started(r),
+            r.status,
+            shown(r.table_name),
+            ", ".join(players),
+            ", ".join(f"{s['place']}. {players[s['seat']]}" for s in r.standings),
+            "" if r.status == "running" else str(r.rounds),
+        )
     Console(markup=False).print(table)

@@ -33,6 +33,7 @@ from leastscore.seats.seat import MoveSlot, Seat
 if TYPE_CHECKING:
     from .app import Server
     from .connection import Connection
+    from .journal import Recording
     from .players import Player
 
 log = logging.getLogger("leastscore.server")
@@ -150,6 +151,8 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
+        self.recording: Recording | None = None
+        """The running match as the database has it, written as it is played."""
         self.public_turn = b""
         self.held: dict[Player, int] = {}
         """The match seat each player held in ``self.match``: a snapshot shows a player
@@ -377,6 +380,7 @@ class Table:
             on_turn=self._turn_announced,
         )
         self.started_at = time.time()
+        self.recording = self.server.journal.begin(self.name, self.started_at, names, self.rules)
         self.changed()
         self.task = self.server.play(self._play())
 
@@ -384,6 +388,8 @@ class Table:
         return self.server.bots.seat(level, name, paced=paced)
 
     def _watchers_see(self, events: list[Event]) -> None:
+        if self.recording is not None:
+            self.recording.add(events)
         for player in self.spectators:
             if player.connected:
                 for event in events:
@@ -399,19 +405,20 @@ class Table:
 
     async def _play(self) -> None:
         assert self.referee is not None and self.match is not None
-        match = self.match
+        assert self.recording is not None
+        match, recording = self.match, self.recording
         try:
             await self.referee.run()
         except asyncio.CancelledError:
-            self.server.save(self.name, self.started_at, match.log, "aborted")
+            recording.end(match.log, "aborted")
             raise
         except Exception:
             log.exception("table %s: the match failed", self.id)
-            self.server.save(self.name, self.started_at, match.log, "aborted")
+            recording.end(match.log, "aborted")
             return
         finally:
             self.task = None
-        self.server.save(self.name, self.started_at, match.log, "finished")
+        recording.end(match.log, "finished")
         self.changed()
         for slot in list(self.slots):  # players who vanished and did not come back
             if slot.player is not None and not slot.player.connected and slot.player.grace is None:

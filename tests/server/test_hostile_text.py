@@ -93,7 +93,8 @@ def test_history_and_replay_show_any_name_literally(tmp_path) -> None:
         match.apply(view.seat, Declare() if view.can_declare else Play(view.legal_discards[-1]))
     db = str(tmp_path / "m.sqlite3")
     store = Store(db)
-    store.save("[/i]Friday\x1b[2J", 0.0, match.log, "finished")
+    number = store.begin("[/i]Friday\x1b[2J", 0.0, names, match.rules)
+    store.finish(number, match.log, "finished")
     store.close()
     for command, args in ((history, ["--db", db]), (replay, ["1", "--db", db])):
         done = CliRunner().invoke(command, args, env={"COLUMNS": "300"})
