@@ -51,6 +51,7 @@ bench: $(STAMP)
 LOCALE := leastscore/locale
 catalogs: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg --no-location --project=leastscore \
+		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \
 		-o $(LOCALE)/leastscore.pot game client leastscore
 	$(BIN)/pybabel update -i $(LOCALE)/leastscore.pot -d $(LOCALE) -D leastscore \
 		--ignore-obsolete
