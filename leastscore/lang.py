@@ -18,7 +18,6 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
-from importlib.resources import files
 
 DEFAULT = "en"
 LANGUAGES: dict[str, str] = {
@@ -75,6 +74,10 @@ def catalog(code: str) -> gettext.NullTranslations:
     """The compiled catalog of ``code``; English is the messages themselves."""
     if code == DEFAULT:
         return gettext.NullTranslations()
+    # Imported here: the engine imports this module, and nothing that only plays
+    # (a server, a bot's worker process) should pay for importlib.resources.
+    from importlib.resources import files
+
     path = files("leastscore").joinpath("locale", code, "LC_MESSAGES", f"{DOMAIN}.mo")
     with path.open("rb") as mo:
         return gettext.GNUTranslations(mo)
@@ -119,6 +122,8 @@ def N_(message: str) -> str:
 
 def rules_text(code: str | None = None) -> str:
     """``leastscore rules`` in ``code`` (the current language by default)."""
+    from importlib.resources import files
+
     code = code or _code
     name = "rules.md" if code == DEFAULT else f"rules.{code}.md"
     return files("leastscore").joinpath(name).read_text(encoding="utf-8")
