@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUBPACKAGES := game protocol seats server client bots tournament
 
-.PHONY: play test lint typecheck unit bench clean
+.PHONY: play test lint typecheck unit bench catalogs clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,20 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
 	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2
+
+# The players' languages: extract every message from the code into the template,
+# bring each language's catalog up to date (a new message arrives untranslated,
+# a changed one fuzzy: translate both), and compile the .mo files the package
+# ships. A new language: pybabel init -i $(LOCALE)/leastscore.pot -d $(LOCALE)
+# -D leastscore -l CODE, then add it to leastscore/lang.py.
+LOCALE := leastscore/locale
+catalogs: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-location --project=leastscore \
+		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \
+		-o $(LOCALE)/leastscore.pot game client leastscore
+	$(BIN)/pybabel update -i $(LOCALE)/leastscore.pot -d $(LOCALE) -D leastscore \
+		--ignore-obsolete
+	$(BIN)/pybabel compile -d $(LOCALE) -D leastscore --statistics
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

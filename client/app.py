@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from importlib.resources import files
 
 import msgspec
 from leastscore.bots import BUILTIN, make_bot
@@ -45,6 +44,8 @@ from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
+
+from leastscore.lang import _, heard, rules_text
 
 from . import parse as cmd
 from . import screen
@@ -103,7 +104,7 @@ class Client:
                     try:
                         await setup()
                     except ServerError as e:
-                        self.problem(_sentence(e.message))
+                        self.problem(_sentence(heard(e.message)))
                     except (ConnectionClosed, TimeoutError):
                         pass  # the watcher reports it and reconnects
                 while not self.done:
@@ -137,15 +138,15 @@ class Client:
 
     def problem(self, line: str) -> None:
         """One line about something that did not work (often in the server's words)."""
-        if self.tracker.my_turn and not line.endswith("still your turn."):
-            line = line.rstrip(".") + ": still your turn."
+        if self.tracker.my_turn and not line.endswith(_("still your turn.")):
+            line = _("{problem}: still your turn.").format(problem=line.rstrip("."))
         self.show(Text(screen.safe(line, self.look), style="bold red" if self.look.color else ""))
 
     def status(self) -> str:
         return screen.status(self.tracker, self.look, self.connected)
 
     def prompt(self) -> str:
-        return "your move> " if self.tracker.my_turn else "> "
+        return _("your move> ") if self.tracker.my_turn else "> "
 
     def options(self) -> list[tuple[str, str]]:
         return candidates(self.tracker, [t.id for t in self.known_tables])
@@ -164,7 +165,7 @@ class Client:
         if isinstance(m, State):
             if self._resuming:
                 self._resuming = False
-                self.show(Text("Reconnected.", style=self._ok))
+                self.show(Text(_("Reconnected."), style=self._ok))
             self._redraw(moves=5)
             return
         if isinstance(m, TableChanged):
@@ -188,10 +189,11 @@ class Client:
                 self.show(screen.table_view(t, look))
             return
         if isinstance(m, Bye):
-            self.show(Text(f"The server says goodbye: {screen.safe(m.reason, look)}."))
+            reason = screen.safe(heard(m.reason), look)
+            self.show(Text(_("The server says goodbye: {reason}.").format(reason=reason)))
             return
         if isinstance(m, Error):
-            self.problem(f"The server says: {m.message}.")
+            self.problem(_("The server says: {message}.").format(message=heard(m.message)))
             return
         line = screen.narrate(m, t, look)
         if line is not None:
@@ -199,15 +201,15 @@ class Client:
         if isinstance(m, Declared):
             self.show(screen.reveal(m, screen.names_of(t), t.you, look, t.round))
             if t.you is not None and t.you in m.eliminated:
-                self.show("You are out of this match; you can watch it to the end, or quit.")
+                self.show(_("You are out of this match; you can watch it to the end, or quit."))
         elif isinstance(m, MatchEnded):
             self.show(screen.standings(m, screen.names_of(t), t.you, look))
             self.show(self._after_match())
 
     def _after_match(self) -> Text:
         if self.tracker.you is None:
-            return Text("Type leave for the lobby, or quit.")
-        return Text("Type start to play again (the table's creator starts it), leave, or quit.")
+            return Text(_("Type leave for the lobby, or quit."))
+        return Text(_("Type start to play again (the table's creator starts it), leave, or quit."))
 
     def _show_turn(self) -> None:
         t = self.tracker
@@ -245,9 +247,9 @@ class Client:
         try:
             await self._do(command)
         except ServerError as e:
-            self.problem(_sentence(e.message))
+            self.problem(_sentence(heard(e.message)))
         except (ConnectionClosed, TimeoutError):
-            self.problem("Not sent: the connection to the server is down.")
+            self.problem(_("Not sent: the connection to the server is down."))
 
     async def request(self, message: Message) -> msgspec.Struct:
         if not self.connected:
@@ -263,7 +265,7 @@ class Client:
         elif isinstance(c, cmd.Help):
             self.show(screen.help_view(self.look))
         elif isinstance(c, cmd.ShowRules):
-            text = files("leastscore").joinpath("rules.md").read_text(encoding="utf-8")
+            text = rules_text()
             self.show(Markdown(text) if self.look.unicode else Text(text))
         elif isinstance(c, cmd.Look):
             self._redraw(moves=5)
@@ -271,7 +273,7 @@ class Client:
             self.done = True
         elif isinstance(c, cmd.Say):
             if t.table is None:
-                self.problem("Chat goes to your table: join or create one first.")
+                self.problem(_("Chat goes to your table: join or create one first."))
                 return
             await self.request(Say(c.text))
         elif isinstance(c, cmd.ListTables):
@@ -282,39 +284,41 @@ class Client:
             )
             table = getattr(ok, "table", "")
             self.show(
-                f"Others join with: join {table}. Fill seats with: bot add greedy. "
-                "Type start when ready (a full table starts by itself)."
+                _(
+                    "Others join with: join {table}. Fill seats with: bot add greedy. "
+                    "Type start when ready (a full table starts by itself)."
+                ).format(table=table)
             )
         elif isinstance(c, cmd.JoinTable):
             table_id = await self._table_id(c.table)
             if table_id is not None:
                 await self.request(Join(table=table_id, watch=c.watch, password=c.password))
         elif isinstance(c, cmd.AddBots):
-            for _ in range(c.count):
+            for _bot in range(c.count):
                 await self.request(AddBot(level=c.level))
         elif isinstance(c, cmd.StartMatch):
             await self.request(Start())
         elif isinstance(c, cmd.LeaveTable):
             if t.table is None:
-                self.problem("You are not at a table.")
+                self.problem(_("You are not at a table."))
                 return
             await self.request(Leave())
             self.conn.tracker = Tracker(player=t.player, token=t.token)
             self._seated = ()
-            self.show("You left the table. Type tables to see the others, or create one.")
+            self.show(_("You left the table. Type tables to see the others, or create one."))
 
     async def move(self, move: Move) -> None:
         t = self.tracker
         if not t.in_match or t.over:
-            self.problem("No match is being played here: moves wait for one.")
+            self.problem(_("No match is being played here: moves wait for one."))
             return
         if t.you is None:
-            self.problem("You are watching: only the players move.")
+            self.problem(_("You are watching: only the players move."))
             return
         if not t.my_turn:
             names = screen.names_of(t)
-            mover = names[t.to_move] if 0 <= t.to_move < len(names) else "someone else"
-            self.problem(f"It is {mover}'s turn: wait for yours.")
+            mover = names[t.to_move] if 0 <= t.to_move < len(names) else _("someone else")
+            self.problem(_("It is {name}'s turn: wait for yours.").format(name=mover))
             return
         await self.request(move_to_wire(move))
 
@@ -334,7 +338,9 @@ class Client:
             n = int(ref)
             if 1 <= n <= len(self.known_tables):
                 return self.known_tables[n - 1].id
-            self.problem(f"There is no table #{n}: type tables to list them.")
+            self.problem(
+                _("There is no table #{number}: type tables to list them.").format(number=n)
+            )
             return None
         for table in self.known_tables:
             if ref.lower() == table.name.lower():
@@ -344,13 +350,15 @@ class Client:
     def hint(self) -> None:
         t = self.tracker
         if not t.my_turn:
-            self.problem("Hints are for your own turn: wait for it.")
+            self.problem(_("Hints are for your own turn: wait for it."))
             return
         move = suggest(t)
         self.prefill = cmd.move_text(move)
         self.show(
             screen.with_cards(
-                f"Hint: {describe_move(move)}. Press Enter to play it, or type another move.",
+                _("Hint: {move}. Press Enter to play it, or type another move.").format(
+                    move=describe_move(move)
+                ),
                 self.look,
                 "cyan" if self.look.color else "",
             )
@@ -380,9 +388,15 @@ class Client:
         """Take the seat back with the resume token; the ``state`` snapshot redraws the table."""
         self.connected = False
         self.term.refresh()
-        reason = self.conn.close_reason or "the connection dropped"
-        reason = screen.safe(reason, self.look)
-        self.show(Text(f"Connection lost ({reason}). Reconnecting...", style=self._warn))
+        reason = heard(self.conn.close_reason) if self.conn.close_reason else None
+        self.show(
+            Text(
+                _("Connection lost ({reason}). Reconnecting...").format(
+                    reason=screen.safe(reason, self.look) if reason else _("the connection dropped")
+                ),
+                style=self._warn,
+            )
+        )
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.retry_for
         delay = 0.25
@@ -393,8 +407,14 @@ class Client:
                 await self.conn.connect(resume=self._resuming, timeout=5)
             except ServerError as e:
                 self._resuming = False
-                why = screen.safe(e.message, self.look)
-                self.show(Text(f"The server no longer holds your seat ({why}).", style=self._warn))
+                self.show(
+                    Text(
+                        _("The server no longer holds your seat ({reason}).").format(
+                            reason=screen.safe(heard(e.message), self.look)
+                        ),
+                        style=self._warn,
+                    )
+                )
                 self.conn.tracker = Tracker()
                 self._seated = ()
                 continue
@@ -406,13 +426,18 @@ class Client:
             self.connected = True
             if self._resuming:  # the snapshot has not come yet (or there is none: no table)
                 self._resuming = False
-                self.show(Text("Reconnected.", style=self._ok))
+                self.show(Text(_("Reconnected."), style=self._ok))
             if self.tracker.table is None:
-                self.show("You are in the lobby: type tables to see the tables.")
+                self.show(_("You are in the lobby: type tables to see the tables."))
             self.term.refresh()
             return True
         where = f"{self.conn.host}:{self.conn.port}"
-        self.show(Text(f"The server at {where} did not come back; giving up.", style=self._warn))
+        self.show(
+            Text(
+                _("The server at {address} did not come back; giving up.").format(address=where),
+                style=self._warn,
+            )
+        )
         return False
 
     @property
@@ -449,4 +474,4 @@ def _this_match(tracker: Tracker) -> list[Event]:
 
 def _sentence(text: str) -> str:
     text = text.strip().rstrip(".")
-    return (text[:1].upper() + text[1:] + ".") if text else "Refused."
+    return (text[:1].upper() + text[1:] + ".") if text else _("Refused.")

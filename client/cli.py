@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import click
 from leastscore.protocol.address import DEFAULT_PORT, parse_address
 
+from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
+
 if TYPE_CHECKING:
     from leastscore.protocol.lan import ServerAd
 
@@ -82,6 +84,13 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="With --local: seconds a bot waits before it moves.",
 )
 @click.option("--plain", is_flag=True, help="ASCII only, no colour.")
+@click.option(
+    "--lang",
+    type=click.Choice(list(LANGUAGES), case_sensitive=False),
+    default=None,
+    help="The language of the game: en (English), tl (Tagalog), nl (Dutch), fr (French) or "
+    "zu (Zulu). Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else English.",
+)
 @click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
 def play(
     address: str | None,
@@ -93,9 +102,11 @@ def play(
     move_time: float,
     bot_delay: float,
     plain: bool,
+    lang: str | None,
     retry_for: float,
 ) -> None:
     """Play Least Score in the terminal."""
+    use(choose(lang, os.environ))
     target: tuple[str, int] | LocalTable
     if local:
         target = LocalTable(bots, level, threshold, move_time, bot_delay)
@@ -118,27 +129,37 @@ def pick_server() -> str:
     from .discovery import DiscoveryUnavailable, find_servers
 
     fallback = f"127.0.0.1:{DEFAULT_PORT}"
-    click.echo("Looking for servers on the LAN...")
+    click.echo(_("Looking for servers on the LAN..."))
     try:
         found = asyncio.run(find_servers())
     except DiscoveryUnavailable as e:
-        click.echo(f"{e}; trying {fallback}")
+        click.echo(_("{problem}; trying {address}").format(problem=e, address=fallback))
         return fallback
     if not found:
-        click.echo(f"No server announced itself on the LAN; trying {fallback}")
+        click.echo(
+            _("No server announced itself on the LAN; trying {address}").format(address=fallback)
+        )
         return fallback
     if len(found) == 1:
-        click.echo(f"Found {found[0].name} at {found[0].address}")
+        click.echo(
+            _("Found {name} at {address}").format(name=found[0].name, address=found[0].address)
+        )
         return found[0].address
     for number, ad in enumerate(found, 1):
-        click.echo(f"  {number}. {ad.name} at {ad.address}: {_tables(ad)}")
-    choice = click.prompt("Which server", type=click.IntRange(1, len(found)), default=1)
+        click.echo(
+            "  "
+            + _("{number}. {name} at {address}: {tables}").format(
+                number=number, name=ad.name, address=ad.address, tables=_tables(ad)
+            )
+        )
+    choice = click.prompt(_("Which server"), type=click.IntRange(1, len(found)), default=1)
     return found[choice - 1].address
 
 
 def _tables(ad: ServerAd) -> str:
-    tables = f"{ad.tables} table{'s' if ad.tables != 1 else ''}"
-    return f"{tables}, {ad.seats_free} seat{'s' if ad.seats_free != 1 else ''} free"
+    tables = ngettext("{count} table", "{count} tables", ad.tables).format(count=ad.tables)
+    seats = ngettext("{count} seat free", "{count} seats free", ad.seats_free)
+    return f"{tables}, {seats.format(count=ad.seats_free)}"
 
 
 @click.command()
@@ -150,6 +171,7 @@ def servers(wait: float, as_json: bool) -> None:
 
     from .discovery import DiscoveryUnavailable, find_servers
 
+    use(choose(None, os.environ))
     try:
         found = asyncio.run(find_servers(wait))
     except DiscoveryUnavailable as e:
@@ -159,9 +181,10 @@ def servers(wait: float, as_json: bool) -> None:
             click.echo(json.dumps({**asdict(ad), "protocols": list(ad.protocols)}))
         return
     if not found:
-        click.echo("no server announced itself on the LAN")
+        click.echo(_("no server announced itself on the LAN"))
     for ad in found:
-        click.echo(f"{ad.name}  {ad.address}  {_tables(ad)}  ({ad.version or 'unknown'})")
+        version = ad.version or _("unknown")
+        click.echo(f"{ad.name}  {ad.address}  {_tables(ad)}  ({version})")
 
 
 @dataclass(frozen=True)
@@ -220,17 +243,27 @@ async def _play(
                 host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
             )
         except ServerError as e:
-            click.echo(f"The server at {where} refused us: {shown(e.message)}.", err=True)
+            click.echo(
+                _("The server at {address} refused us: {reason}.").format(
+                    address=where, reason=shown(heard(e.message))
+                ),
+                err=True,
+            )
             return 1
         except (ConnectionClosed, ProtocolError):
             click.echo(
-                f"Something answers at {where}, but it is not a Least Score server.", err=True
+                _("Something answers at {address}, but it is not a Least Score server.").format(
+                    address=where
+                ),
+                err=True,
             )
             return 1
         except (OSError, TimeoutError) as e:
             click.echo(
-                f"No Least Score server answers at {where} ({_why(e)}). Start one with "
-                "'leastscore serve', or play against bots with 'leastscore play --local'.",
+                _(
+                    "No Least Score server answers at {address} ({reason}). Start one with "
+                    "'leastscore serve', or play against bots with 'leastscore play --local'."
+                ).format(address=where, reason=_why(e)),
                 err=True,
             )
             return 1
@@ -257,25 +290,30 @@ async def _play(
             assert local is not None
             n = local.bots
             client.show(
-                f"Least Score: you against {n} {local.level} bot{'s' if n > 1 else ''}, "
-                f"out above {local.threshold} points. The lowest hand wins. Type help at any time."
+                ngettext(
+                    "Least Score: you against {count} {level} bot, out above {threshold} points. "
+                    "The lowest hand wins. Type help at any time.",
+                    "Least Score: you against {count} {level} bots, out above {threshold} points. "
+                    "The lowest hand wins. Type help at any time.",
+                    n,
+                ).format(count=n, level=local.level, threshold=local.threshold)
             )
             rules = {"threshold": local.threshold}
             client.muted = True
             try:
                 await conn.request(Create(name="Practice", seats=n + 1, rules=rules))
-                for _ in range(n):
+                for _bot in range(n):
                     await conn.request(AddBot(level=local.level))  # the last one starts the match
             finally:
                 client.muted = False
 
         async def lobby() -> None:
-            client.show(f"Connected to {where} as {name}.")
+            client.show(_("Connected to {address} as {name}.").format(address=where, name=name))
             reply = await conn.request(ListTables())
             assert isinstance(reply, Tables)
             client.known_tables = list(reply.tables)
             client.show(tables_list(reply.tables, look))
-            client.show("Type create to open a table, join ID to sit down, help for more.")
+            client.show(_("Type create to open a table, join ID to sit down, help for more."))
 
         return await client.run(sit_down_with_bots if local is not None else lobby)
     finally:
@@ -285,9 +323,9 @@ async def _play(
 
 def _why(error: BaseException) -> str:
     if isinstance(error, TimeoutError):
-        return "no answer in time"
+        return _("no answer in time")
     if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
+        return _("connection refused")
     if isinstance(error, OSError) and error.strerror:
         return error.strerror.lower()
     return str(error) or type(error).__name__

@@ -11,6 +11,8 @@ from leastscore.protocol.tracker import Tracker
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from leastscore.lang import _
+
 from .parse import COMMAND_WORDS, move_text
 
 Candidate = tuple[str, str]
@@ -23,7 +25,12 @@ def candidates(tracker: Tracker, table_ids: Sequence[str] = ()) -> list[Candidat
     if tracker.my_turn:
         view = tracker.view()
         if view.can_declare:
-            out.append(("declare", f"end the round with {hand_total(tracker.hand)} points"))
+            out.append(
+                (
+                    "declare",
+                    _("end the round with {total} points").format(total=hand_total(tracker.hand)),
+                )
+            )
         plays = sorted(
             view.legal_plays(),
             key=lambda p: (
@@ -34,13 +41,18 @@ def candidates(tracker: Tracker, table_ids: Sequence[str] = ()) -> list[Candidat
         )
         for play in plays:
             left = hand_total(tracker.hand) - sum(VALUE[c] for c in play.discard)
-            gain = "+ a deck card" if play.take is None else f"+ {VALUE[play.take]}"
-            out.append((move_text(play), f"keeps {left} {gain}"))
+            line = (
+                _("keeps {points} + a deck card")
+                if play.take is None
+                else _("keeps {points} + {value}")
+            )
+            value = VALUE[play.take] if play.take is not None else 0
+            out.append((move_text(play), line.format(points=left, value=value)))
     for word in COMMAND_WORDS:
         if word in ("join", "watch"):
             out.extend((f"{word} {t}", "") for t in table_ids)
         elif word == "bot add":
-            out.extend((f"bot add {level}", "a built-in bot") for level in BUILTIN)
+            out.extend((f"bot add {level}", _("a built-in bot")) for level in BUILTIN)
         else:
             out.append((word, ""))
     return out
@@ -72,7 +84,8 @@ class MoveCompleter(Completer):
 def describe_move(move: Play | Declare) -> str:
     """A suggested move in words."""
     if isinstance(move, Declare):
-        return "declare"
+        return _("declare")
     down = " ".join(str(c) for c in move.discard)
-    then = "draw from the deck" if move.take is None else f"take {move.take}"
-    return f"put down {down} and {then}"
+    if move.take is None:
+        return _("put down {cards} and draw from the deck").format(cards=down)
+    return _("put down {cards} and take {card}").format(cards=down, card=move.take)

@@ -17,6 +17,8 @@ from leastscore.game import Card, Declare, Play, Rules, explain_discard, parse_c
 from leastscore.game.cards import NAMES, RANK
 from leastscore.game.rules import STANDARD
 
+from leastscore.lang import _, current, heard
+
 
 class ParseError(ValueError):
     """Typed text that is not a command or not a legal move; the message says why in one line."""
@@ -119,7 +121,32 @@ Command = (
     | LeaveTable
 )
 
+OWN_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "tl": {"deck": ("kubyerta",), "take": ("kunin",), "declare": ("ipahayag", "magdeklara")},
+    "nl": {"deck": ("dek", "stapel"), "take": ("pak", "neem"), "declare": ("verklaar",)},
+    "fr": {
+        "deck": ("paquet", "pioche"),
+        "take": ("prends", "prendre"),
+        "declare": ("déclare", "déclarer", "declarer"),
+    },
+    "zu": {"deck": ("emphemeni", "umpheme"), "take": ("thatha",), "declare": ("memezela",)},
+}
+"""Each language's own words for ``deck``, ``take`` and ``declare``: every one of them is
+understood whatever the language (the English words too), and the help names its own."""
+
+
+def own_words(code: str | None = None) -> list[str]:
+    """The first word of the language for each of ``deck``, ``take``, ``declare``."""
+    words = OWN_WORDS.get(code or current(), {})
+    return [words[key][0] for key in ("deck", "take", "declare") if key in words]
+
+
+def _words_for(key: str) -> set[str]:
+    return {word for words in OWN_WORDS.values() for word in words.get(key, ())}
+
+
 _SIMPLE: dict[str, Command] = {
+    **dict.fromkeys(_words_for("declare"), Declare()),
     "declare": Declare(),
     "d": Declare(),
     "hint": Hint(),
@@ -154,8 +181,8 @@ COMMAND_WORDS = (
 """What completion offers besides moves (``declare`` only when it is allowed)."""
 
 _FILLER = frozenset({"discard", "drop", "put", "down", "play", "and", "then", "from", "the"})
-_DECK = frozenset({"deck", "draw", "closed"})
-_TAKE = frozenset({"take", "pick", "pickup", "grab"})
+_DECK = frozenset({"deck", "draw", "closed", *_words_for("deck")})
+_TAKE = frozenset({"take", "pick", "pickup", "grab", *_words_for("take")})
 _SPLIT = re.compile(r"[\s,+]+")
 
 
@@ -163,15 +190,15 @@ def parse(text: str, ctx: Context | None = None) -> Command:
     """Read one line; raises ``ParseError`` with a one-line reason."""
     line = text.strip()
     if not line:
-        raise ParseError("Type a move (like 7H deck), or help.")
-    word, _, rest = line.partition(" ")
+        raise ParseError(_("Type a move (like 7H deck), or help."))
+    word, _gap, rest = line.partition(" ")
     key = word.lower()
     rest = rest.strip()
     if key in _SIMPLE and not rest:
         return _SIMPLE[key]
     if key in ("chat", "say"):
         if not rest:
-            raise ParseError("Chat what? Type chat and then your message.")
+            raise ParseError(_("Chat what? Type chat and then your message."))
         return Say(rest[:500])
     if key in ("create", "new"):
         return _create(rest)
@@ -180,7 +207,7 @@ def parse(text: str, ctx: Context | None = None) -> Command:
     if key in ("bot", "bots", "add", "addbot"):
         return _bots(rest)
     if key in _SIMPLE:
-        raise ParseError(f"{key} takes nothing after it.")
+        raise ParseError(_("{word} takes nothing after it.").format(word=key))
     return parse_move(line, ctx)
 
 
@@ -206,11 +233,11 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
             continue
         if token in _TAKE:
             if i >= len(tokens):
-                raise ParseError("Take what? Name an open card, or deck.")
+                raise ParseError(_("Take what? Name an open card, or deck."))
             target = tokens[i]
             i += 1
             if explicit or deck:
-                raise ParseError("Take only one card: an open card, or deck.")
+                raise ParseError(_("Take only one card: an open card, or deck."))
             explicit = True
             if target in _DECK:
                 deck = True
@@ -219,9 +246,9 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
             continue
         cards.append(_card(token, first=not cards and i == 1))
     if deck and take is not None:
-        raise ParseError("Take only one card: an open card, or deck.")
+        raise ParseError(_("Take only one card: an open card, or deck."))
     if not cards:
-        raise ParseError("Put down at least one card from your hand, then take one.")
+        raise ParseError(_("Put down at least one card from your hand, then take one."))
     if ctx is None:
         if take is None and not deck:
             if len(cards) < 2:
@@ -233,8 +260,10 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
         if strangers and len(strangers) == len(cards) and all(c in ctx.open for c in cards):
             mine = NAMES[ctx.hand[-1]] if ctx.hand else "KS"
             raise ParseError(
-                f"Put down a card from your hand too, then take {_names(cards)}: "
-                f"like {mine} take {NAMES[cards[-1]]}."
+                _(
+                    "Put down a card from your hand too, then take {cards}: "
+                    "like {mine} take {card}."
+                ).format(cards=_names(cards), mine=mine, card=NAMES[cards[-1]])
             )
         stranger = strangers[0] if len(strangers) == 1 else None
         if (
@@ -247,7 +276,11 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
         elif not strangers:
             reason = explain_discard(cards, ctx.rules)
             if reason is not None:
-                raise ParseError(f"{_sentence(reason)} (and then take deck or an open card).")
+                raise ParseError(
+                    _("{reason} (and then take deck or an open card).").format(
+                        reason=_sentence(reason)
+                    )
+                )
             raise ParseError(_take_what(cards, ctx.open))
     return _checked(cards, take, ctx)
 
@@ -263,30 +296,38 @@ def _unglue(token: str) -> list[str]:
 
 def _checked(cards: list[Card], take: Card | None, ctx: Context | None) -> Play:
     if len(cards) > 5:
-        raise ParseError("At most five cards go down at once.")
+        raise ParseError(_("At most five cards go down at once."))
     if ctx is not None:
         for c in cards:
             if c not in ctx.hand:
                 alike = [NAMES[h] for h in ctx.hand if RANK[h] == RANK[c]]
                 if c in ctx.open:
-                    where = " (it is an open card)"
+                    line = _("You do not hold {card} (it is an open card).")
                 elif alike:
-                    where = f" (you hold {' '.join(alike)})"
+                    line = _("You do not hold {card} (you hold {cards}).")
                 else:
-                    where = ""
-                raise ParseError(f"You do not hold {NAMES[c]}{where}.")
+                    line = _("You do not hold {card}.")
+                raise ParseError(line.format(card=NAMES[c], cards=" ".join(alike)))
         reason = explain_discard(cards, ctx.rules)
         if reason is not None:
             raise ParseError(_sentence(reason) + ".")
         if take is not None and take not in ctx.open:
             if take in ctx.hand:
-                raise ParseError(f"You already hold {NAMES[take]}: take an open card, or deck.")
+                raise ParseError(
+                    _("You already hold {card}: take an open card, or deck.").format(
+                        card=NAMES[take]
+                    )
+                )
             raise ParseError(
-                f"{NAMES[take]} is not an open card; the open cards are {_names(ctx.open)}."
+                _("{card} is not an open card; the open cards are {cards}.").format(
+                    card=NAMES[take], cards=_names(ctx.open)
+                )
             )
         if take is None and not ctx.can_draw:
             raise ParseError(
-                f"The deck and the dead pile are empty: take an open card ({_names(ctx.open)})."
+                _("The deck and the dead pile are empty: take an open card ({cards}).").format(
+                    cards=_names(ctx.open)
+                )
             )
     else:
         reason = explain_discard(cards)  # the standard rules allow the most
@@ -301,19 +342,24 @@ def _card(token: str, first: bool) -> Card:
     except ValueError as e:
         if first and not re.fullmatch(r"(10|[a2-9tjqk]).?", token):
             raise ParseError(
-                f"I do not know {token!r}: type help to see what you can do."
+                _("I do not know {word}: type help to see what you can do.").format(
+                    word=repr(token)
+                )
             ) from None
         raise ParseError(_sentence(str(e)) + ".") from None
 
 
 def _take_what(cards: Sequence[Card], open_cards: Sequence[Card]) -> str:
     down = " ".join(NAMES[c] for c in cards)
-    example = f" or {down} {NAMES[open_cards[0]]}" if open_cards else ""
-    return f"Take what? Add deck or an open card: {down} deck{example}."
+    if open_cards:
+        return _("Take what? Add deck or an open card: {cards} deck or {cards} {card}.").format(
+            cards=down, card=NAMES[open_cards[0]]
+        )
+    return _("Take what? Add deck or an open card: {cards} deck.").format(cards=down)
 
 
 def _names(cards: Sequence[Card]) -> str:
-    return " ".join(NAMES[c] for c in cards) or "none"
+    return " ".join(NAMES[c] for c in cards) or _("none")
 
 
 def _sentence(text: str) -> str:
@@ -349,7 +395,7 @@ def _create(rest: str) -> CreateTable:
     try:
         words = shlex.split(rest)
     except ValueError as e:
-        raise ParseError(f"create: {e}.") from None
+        raise ParseError(_("create: {problem}.").format(problem=e)) from None
     name: list[str] = []
     seats = 4
     rules: dict[str, Any] = {}
@@ -365,14 +411,18 @@ def _create(rest: str) -> CreateTable:
         if key == "password":
             if not eq:
                 if i >= len(words):
-                    raise ParseError("password needs a word after it.")
+                    raise ParseError(_("password needs a word after it."))
                 value = words[i]
                 i += 1
             password = _password(value)
             continue
         if key not in _RULE_FIELDS and key != "seats":
             if option or eq:
-                raise ParseError(f"Unknown table option {word!r}; house rules: {HOUSE_RULES_HELP}.")
+                raise ParseError(
+                    _("Unknown table option {option}; house rules: {rules}.").format(
+                        option=repr(word), rules=HOUSE_RULES_HELP
+                    )
+                )
             name.append(word)
             continue
         if key in _BOOL_RULES:
@@ -381,30 +431,34 @@ def _create(rest: str) -> CreateTable:
             elif value.lower() in _TRUE | _FALSE:
                 rules[key] = value.lower() in _TRUE
             else:
-                raise ParseError(f"{key} is on or off, not {value!r}.")
+                raise ParseError(
+                    _("{rule} is on or off, not {value}.").format(rule=key, value=repr(value))
+                )
             continue
         if not eq:
             if i >= len(words):
-                raise ParseError(f"{key} needs a number, like {key}=25.")
+                raise ParseError(_("{rule} needs a number, like {rule}=25.").format(rule=key))
             value = words[i]
             i += 1
         try:
             number = int(value)
         except ValueError:
-            raise ParseError(f"{key} needs a whole number, not {value!r}.") from None
+            raise ParseError(
+                _("{rule} needs a whole number, not {value}.").format(rule=key, value=repr(value))
+            ) from None
         if key == "seats":
             if not 2 <= number <= 8:
-                raise ParseError("A table has 2 to 8 seats.")
+                raise ParseError(_("A table has 2 to 8 seats."))
             seats = number
         else:
             rules[key] = number
     try:
         Rules.from_dict(rules)
     except ValueError as e:
-        raise ParseError(_sentence(str(e).removeprefix("bad rules: ")) + ".") from None
+        raise ParseError(_sentence(heard(str(e).removeprefix("bad rules: "))) + ".") from None
     table_name = " ".join(name)
     if len(table_name) > 40:
-        raise ParseError("A table name has at most 40 characters.")
+        raise ParseError(_("A table name has at most 40 characters."))
     return CreateTable(table_name, seats, rules, password)
 
 
@@ -417,8 +471,10 @@ def _join(key: str, rest: str) -> JoinTable:
         words[1] = words[1].partition("=")[2]
     if not 1 <= len(words) <= 2:
         raise ParseError(
-            f"{key} which table? Type {key} and a table id (see tables), "
-            "then its password if it has one."
+            _(
+                "{command} which table? Type {command} and a table id (see tables), "
+                "then its password if it has one."
+            ).format(command=key)
         )
     return JoinTable(
         words[0], watch=key == "watch", password=_password(words[1]) if words[1:] else None
@@ -427,7 +483,7 @@ def _join(key: str, rest: str) -> JoinTable:
 
 def _password(word: str) -> str:
     if not word or len(word) > 64:
-        raise ParseError("A password is 1 to 64 characters.")
+        raise ParseError(_("A password is 1 to 64 characters."))
     return word
 
 
@@ -443,5 +499,5 @@ def _bots(rest: str) -> AddBots:
         else:
             level = word
     if not 1 <= count <= 7:
-        raise ParseError("Add 1 to 7 bots at a time.")
+        raise ParseError(_("Add 1 to 7 bots at a time."))
     return AddBots(level, count)

@@ -36,6 +36,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from leastscore.lang import _
+
+from .parse import own_words
+
 
 @dataclass(frozen=True)
 class Look:
@@ -172,20 +176,24 @@ def narrate(message: msgspec.Struct, tracker: Tracker, look: Look) -> Text | Non
     names = names_of(tracker)
     me = tracker.you
     if isinstance(message, Chat):
-        who = "You" if message.seat is not None and message.seat == me else message.name
+        who = _("You") if message.seat is not None and message.seat == me else message.name
         return Text.assemble((safe(who, look), "bold cyan" if look.color else ""), ": ") + Text(
             safe(message.text, look)
         )
     if isinstance(message, PlayerLeft):
         return _note(
-            f"{message.name} lost the connection; the seat waits "
-            f"{message.grace_ms // 1000} s for them",
+            _("{name} lost the connection; the seat waits {seconds} s for them").format(
+                name=message.name, seconds=message.grace_ms // 1000
+            ),
             look,
         )
     if isinstance(message, PlayerBack):
-        return _note(f"{message.name} is back", look)
+        return _note(_("{name} is back").format(name=message.name), look)
     if isinstance(message, PlayerReplaced):
-        return _note(f"A {message.level} bot now plays for {message.name}", look)
+        return _note(
+            _("A {level} bot now plays for {name}").format(level=message.level, name=message.name),
+            look,
+        )
     if isinstance(message, MatchStarted | RoundStarted):
         return None  # drawn as a heading and a table instead
     if isinstance(message, Played | Reshuffled | Declared | RoundVoid | Resigned):
@@ -212,13 +220,16 @@ def heading(text: str, look: Look) -> Text:
 def match_heading(event: MatchStarted, me: int | None, look: Look) -> Text:
     others = [n for i, n in enumerate(event.seats) if i != me]
     who = ", ".join(others) if me is not None else ", ".join(event.seats)
-    line = f"New match: you against {who}" if me is not None else f"New match: {who}"
-    line += f"; out above {event.rules.threshold} points"
+    line = (
+        _("New match: you against {players}; out above {threshold} points")
+        if me is not None
+        else _("New match: {players}; out above {threshold} points")
+    ).format(players=who, threshold=event.rules.threshold)
     changes = event.rules.changes()
     changes.pop("threshold", None)
     if changes:
-        line += "; house rules: " + ", ".join(
-            k if v is True else f"{k}={v}" for k, v in changes.items()
+        line = _("{match}; house rules: {rules}").format(
+            match=line, rules=", ".join(k if v is True else f"{k}={v}" for k, v in changes.items())
         )
     return heading(line, look)
 
@@ -239,16 +250,16 @@ def _presence(tracker: Tracker) -> dict[int, str]:
     notes: dict[int, str] = {}
     for m in tracker.log:
         if isinstance(m, PlayerLeft):
-            notes[m.seat] = "away"
+            notes[m.seat] = _("away")
         elif isinstance(m, PlayerReplaced):
-            notes[m.seat] = "away, a bot plays"
+            notes[m.seat] = _("away, a bot plays")
         elif isinstance(m, PlayerBack):
             notes.pop(m.seat, None)
         elif isinstance(m, MatchStarted):
             notes.clear()
     for seat, ok in enumerate(tracker.connected):
         if not ok and seat not in notes:
-            notes[seat] = "away"
+            notes[seat] = _("away")
     return notes
 
 
@@ -262,9 +273,9 @@ def players(tracker: Tracker, look: Look) -> Table:
         padding=(0, 1),
     )
     grid.add_column("", width=1)
-    grid.add_column("player")
-    grid.add_column("cards", justify="right")
-    grid.add_column("score", justify="right")
+    grid.add_column(_("player"))
+    grid.add_column(_("cards"), justify="right")
+    grid.add_column(_("score"), justify="right")
     grid.add_column("")
     away = _presence(tracker)
     bots = {p.seat for p in tracker.table.players if p.kind == "bot"} if tracker.table else set()
@@ -277,19 +288,19 @@ def players(tracker: Tracker, look: Look) -> Table:
         score = tracker.scores[seat] if seat < len(tracker.scores) else 0
         notes = []
         if seat in bots and "bot" not in name.lower():
-            notes.append("bot")
+            notes.append(_("bot"))
         if playing and seat == tracker.dealer:
-            notes.append("dealer")
+            notes.append(_("dealer"))
         if seat in away:
             notes.append(away[seat])
         style = ""
         if look.color:
             style = "bold" if moving else ("dim" if not active else "")
-        who = safe(name, look) + (" (you)" if mine else "")
+        who = _("{name} (you)").format(name=safe(name, look)) if mine else safe(name, look)
         grid.add_row(
             Text(look.arrow if moving else "", style="bold green" if look.color else ""),
             Text(who, style=style + (" cyan" if mine and look.color else "")),
-            "out" if not active else (str(size) if tracker.in_match else ""),
+            _("out") if not active else (str(size) if tracker.in_match else ""),
             str(score) if tracker.in_match else "",
             Text(", ".join(notes), style="yellow" if look.color and seat in away else ""),
         )
@@ -306,7 +317,7 @@ def _groups(tracker: Tracker, look: Look) -> Text | None:
             alike.setdefault(key, set()).update(g)
     if not alike:
         return None
-    out = Text("Groups  ", style="dim" if look.color else "")
+    out = Text(_("Groups") + "  ", style="dim" if look.color else "")
     for i, ((kind, ranks), union) in enumerate(alike.items()):
         if i:
             out.append(look.dot)
@@ -314,7 +325,7 @@ def _groups(tracker: Tracker, look: Look) -> Text | None:
             out.append_text(cards(sorted(union), look))
             out.append(f" {kind}")
         else:
-            out.append(f"{kind} from ")
+            out.append(_("{kind} from").format(kind=kind) + " ")
             out.append_text(cards(sorted(union), look))
     return out
 
@@ -322,10 +333,10 @@ def _groups(tracker: Tracker, look: Look) -> Text | None:
 def _kind(group: Sequence[Card]) -> str:
     ranks = {RANK[c] for c in group}
     if len(ranks) == 1:
-        return "pair" if len(group) == 2 else "four of a kind"
+        return _("pair") if len(group) == 2 else _("four of a kind")
     if len(group) == 5 and len({NAMES[c][1] for c in group}) == 1 and len(ranks) == 5:
-        return "flush"
-    return "run"
+        return _("flush")
+    return _("run")
 
 
 def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
@@ -333,25 +344,31 @@ def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
     parts: list[RenderableType] = []
     names = names_of(tracker)
     if moves and tracker.history:
-        parts.append(Text("Last moves", style="dim" if look.color else ""))
+        parts.append(Text(_("Last moves"), style="dim" if look.color else ""))
         for m in tracker.history[-moves:]:
             parts.append(with_cards("  " + describe(m, names, tracker.you), look))
         parts.append(Text(""))
     parts.append(players(tracker, look))
     parts.append(Text(""))
     label = "dim" if look.color else ""
-    row = Text.assemble(("Deck ", label), str(tracker.deck_size), ("   Open  ", label))
+    row = Text.assemble(
+        (_("Deck") + " ", label), str(tracker.deck_size), ("   " + _("Open") + "  ", label)
+    )
     row.append_text(cards(tracker.open, look))
     parts.append(row)
     if tracker.you is not None and tracker.hand:
-        hand = Text.assemble(("Hand  ", label))
+        hand = Text.assemble((_("Hand") + "  ", label))
         hand.append_text(cards(tracker.hand, look))
-        hand.append(f"   total {hand_total(tracker.hand)}", style="bold" if look.color else "")
+        hand.append(
+            "   " + _("total {total}").format(total=hand_total(tracker.hand)),
+            style="bold" if look.color else "",
+        )
         parts.append(hand)
         groups = _groups(tracker, look)
         if groups is not None:
             parts.append(groups)
-    title = f"Round {tracker.round}{look.dot}out above {tracker.rules.threshold}"
+    title = _("Round {round}").format(round=tracker.round) + look.dot
+    title += _("out above {threshold}").format(threshold=tracker.rules.threshold)
     if tracker.table is not None:
         title = f"{safe(tracker.table.name, look)}{look.dot}{title}"
     return Panel(
@@ -367,25 +384,28 @@ def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
 def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
     """Printed once when it becomes your turn."""
     out = Text(
-        f"Your turn: {round(tracker.time_left())} s to move.",
+        _("Your turn: {seconds} s to move.").format(seconds=round(tracker.time_left())),
         style="bold green" if look.color else "",
     )
     total = hand_total(tracker.hand)
     limit = tracker.rules.declare_limit
     if tracker.can_declare:
-        out.append(f" You may declare (your total is {total}).")
+        out.append(" " + _("You may declare (your total is {total}).").format(total=total))
     elif limit is not None and total > limit:
-        out.append(f" Declaring needs {limit} points or less.")
+        out.append(" " + _("Declaring needs {limit} points or less.").format(limit=limit))
     else:
-        out.append(" No declaring on your first turn of a round.")
+        out.append(" " + _("No declaring on your first turn of a round."))
     if verbose:
         high = max(tracker.hand, key=lambda c: (min(10, RANK[c]), c)) if tracker.hand else None
         example = NAMES[high] if high is not None else "KS"
         opened = NAMES[tracker.open[0]] if tracker.open else "8S"
         out.append(
-            f"\nType the cards to put down, then deck or an open card to take, "
-            f"like {example} deck or {example} {opened}. Tab lists every legal move; "
-            "also: declare, hint, help."
+            "\n"
+            + _(
+                "Type the cards to put down, then deck or an open card to take, "
+                "like {card} deck or {card} {open}. Tab lists every legal move; "
+                "also: declare, hint, help."
+            ).format(card=example, open=opened)
         )
     return out
 
@@ -398,7 +418,7 @@ def reveal(
 ) -> Table:
     """Every hand at a declaration: totals, round scores, match scores, who is out."""
     grid = Table(
-        title=f"The hands of round {round}" if round else "The hands",
+        title=_("The hands of round {round}").format(round=round) if round else _("The hands"),
         title_justify="left",
         box=look.box,
         show_header=True,
@@ -406,23 +426,23 @@ def reveal(
         pad_edge=True,
     )
     for column, justify in (
-        ("player", "left"),
-        ("hand", "left"),
-        ("total", "right"),
-        ("round", "right"),
-        ("match", "right"),
+        (_("player"), "left"),
+        (_("hand"), "left"),
+        (_("total"), "right"),
+        (_("round"), "right"),
+        (_("match"), "right"),
         ("", "left"),
     ):
         grid.add_column(column, justify=justify)  # type: ignore[arg-type]
     for seat, hand in enumerate(event.hands):
         if hand is None:
             continue
-        who = "You" if seat == me else safe(names[seat], look)
+        who = _("You") if seat == me else safe(names[seat], look)
         note = []
         if seat == event.seat:
-            note.append("declared" + ("" if event.holds else ", not lowest"))
+            note.append(_("declared") if event.holds else _("declared, not lowest"))
         if seat in event.eliminated:
-            note.append("out")
+            note.append(_("out"))
         shown = sorted(BY_NAME[c] for c in hand)
         points = event.round_scores[seat]
         grid.add_row(
@@ -440,29 +460,32 @@ def reveal(
 
 def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Look) -> Group:
     grid = Table(
-        title="Final standings",
+        title=_("Final standings"),
         title_justify="left",
         box=look.box,
         header_style="bold" if look.color else "",
         pad_edge=True,
     )
-    grid.add_column("place", justify="right")
-    grid.add_column("player")
-    grid.add_column("score", justify="right")
+    grid.add_column(_("place"), justify="right")
+    grid.add_column(_("player"))
+    grid.add_column(_("score"), justify="right")
     for s in event.standings:
-        who = "You" if s.seat == me else safe(names[s.seat], look)
+        who = _("You") if s.seat == me else safe(names[s.seat], look)
         style = "bold" if look.color and s.place == 1 else ""
         grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score))
     winner = event.standings[0]
+    winner_name = safe(names[winner.seat], look)
     if me is None:
-        verdict = f"{safe(names[winner.seat], look)} wins the match."
+        verdict = _("{name} wins the match.").format(name=winner_name)
     elif winner.seat == me:
-        verdict = "You win the match!"
+        verdict = _("You win the match!")
     else:
         mine = next((s.place for s in event.standings if s.seat == me), None)
-        verdict = f"{safe(names[winner.seat], look)} wins the match."
+        verdict = _("{name} wins the match.").format(name=winner_name)
         if mine is not None:
-            verdict += f" You finished {ordinal(mine)}."
+            verdict = _("{name} wins the match. You finished {place}.").format(
+                name=winner_name, place=ordinal(mine)
+            )
     return Group(grid, Text(verdict, style="bold green" if look.color else ""))
 
 
@@ -475,14 +498,16 @@ def rules_note(rules: Mapping[str, object]) -> str:
 
 def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
     if not tables:
-        return Text("No tables yet. Open one with: create [NAME] [--seats N] [--threshold T]")
+        return Text(_("No tables yet. Open one with: create [NAME] [--seats N] [--threshold T]"))
     grid = Table(box=look.box, header_style="bold" if look.color else "")
-    for column in ("#", "id", "name", "seated", "state", "house rules"):
+    for column in ("#", _("id"), _("name"), _("seated"), _("state"), _("house rules")):
         grid.add_column(column)
     for i, t in enumerate(tables, start=1):
-        state = "playing" if t.playing else ("open" if len(t.players) < t.seats else "full")
+        state = (
+            _("playing") if t.playing else (_("open") if len(t.players) < t.seats else _("full"))
+        )
         if t.locked:
-            state += ", password"
+            state = _("{state}, password").format(state=state)
         grid.add_row(
             str(i),
             safe(t.id, look),
@@ -493,16 +518,21 @@ def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
         )
     return Group(
         grid,
-        Text("join ID (or its #) [--password P] to sit down, watch ID to look on."),
+        Text(_("join ID (or its #) [--password P] to sit down, watch ID to look on.")),
     )
 
 
 def seating(table: TableInfo, you: int | None, look: Look) -> Text:
     """Who sits at a table before its match starts."""
-    who = [safe(p.name, look) + (" (you)" if p.seat == you else "") for p in table.players]
-    line = (
-        f"Table {safe(table.name, look)} ({safe(table.id, look)}): {', '.join(who) or 'nobody'}"
-        f"{look.dot}{len(table.players)} of {table.seats} seats"
+    who = [
+        _("{name} (you)").format(name=safe(p.name, look)) if p.seat == you else safe(p.name, look)
+        for p in table.players
+    ]
+    line = _("Table {name} ({id}): {players}").format(
+        name=safe(table.name, look), id=safe(table.id, look), players=", ".join(who) or _("nobody")
+    )
+    line += look.dot + _("{seated} of {seats} seats").format(
+        seated=len(table.players), seats=table.seats
     )
     if table.rules:
         line += f"{look.dot}{safe(rules_note(table.rules), look)}"
@@ -516,22 +546,36 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
     """One line, redrawn every second: whose turn it is and the time left."""
     dot = look.dot
     if not connected:
-        return "Connection lost: reconnecting..."
+        return _("Connection lost: reconnecting...")
     if tracker.table is None:
-        return f"Lobby{dot}tables, create, join ID, watch ID{dot}help"
+        return _("Lobby{dot}tables, create, join ID, watch ID{dot}help").format(dot=dot)
     if not tracker.in_match:
-        seated = f"{len(tracker.table.players)}/{tracker.table.seats} seated"
-        return f"Table {safe(tracker.table.name, look)}{dot}{seated}{dot}bot add greedy, start"
+        return _("Table {name}{dot}{seated}/{seats} seated{dot}bot add greedy, start").format(
+            name=safe(tracker.table.name, look),
+            dot=dot,
+            seated=len(tracker.table.players),
+            seats=tracker.table.seats,
+        )
     if tracker.over:
-        return f"Match over{dot}start for another (the creator starts), leave, quit"
+        return _("Match over{dot}start for another (the creator starts), leave, quit").format(
+            dot=dot
+        )
     names = names_of(tracker)
-    left = f"{round(tracker.time_left())} s"
-    where = f"Round {tracker.round}{dot}deck {tracker.deck_size}"
+    left = round(tracker.time_left())
+    where = _("Round {round}{dot}deck {size}").format(
+        round=tracker.round, dot=dot, size=tracker.deck_size
+    )
     if tracker.my_turn:
-        extra = f"{dot}you may declare" if tracker.can_declare else ""
-        return f"{where}{dot}YOUR TURN: {left} left{extra}{dot}hint, help"
+        line = (
+            _("{where}{dot}YOUR TURN: {seconds} s left{dot}you may declare{dot}hint, help")
+            if tracker.can_declare
+            else _("{where}{dot}YOUR TURN: {seconds} s left{dot}hint, help")
+        )
+        return line.format(where=where, dot=dot, seconds=left)
     mover = names[tracker.to_move] if 0 <= tracker.to_move < len(names) else "?"
-    return f"{where}{dot}{safe(mover, look)} to move ({left})"
+    return _("{where}{dot}{name} to move ({seconds} s)").format(
+        where=where, dot=dot, name=safe(mover, look), seconds=left
+    )
 
 
 # -- help ------------------------------------------------------------------------------
@@ -539,24 +583,38 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
 
 def help_view(look: Look) -> Panel:
     lines = [
-        ("On your turn", ""),
-        ("  KS deck", "put down KS, draw the top card of the deck"),
-        ("  7H 7D take 8S", "put down a pair, take the open 8S"),
-        ("  KS 8S", "the same in short: the card you do not hold is the one you take"),
-        ("  declare, d", "end the round: lowest hand wins (not on your first turn)"),
-        ("  hint", "suggest a move (Enter plays it)"),
-        ("Any time", ""),
-        ("  chat TEXT", "talk to the table"),
-        ("  look", "draw the table again"),
-        ("  rules", "the full rules"),
-        ("  quit", "leave"),
-        ("Lobby", ""),
-        ("  tables", "list the tables on the server"),
-        ("  create NAME", "open a table: --seats N, --threshold T, --password P, house rules"),
+        (_("On your turn"), ""),
+        ("  KS deck", _("put down KS, draw the top card of the deck")),
+        ("  7H 7D take 8S", _("put down a pair, take the open 8S")),
+        ("  KS 8S", _("the same in short: the card you do not hold is the one you take")),
+        ("  declare, d", _("end the round: lowest hand wins (not on your first turn)")),
+    ]
+    words = own_words()
+    if words:
+        lines.append(("  " + ", ".join(words), _("your own words for deck, take and declare")))
+    lines += [
+        ("  hint", _("suggest a move (Enter plays it)")),
+        (_("Any time"), ""),
+        ("  chat TEXT", _("talk to the table")),
+        ("  look", _("draw the table again")),
+        ("  rules", _("the full rules")),
+        ("  quit", _("leave")),
+        (_("Lobby"), ""),
+        ("  tables", _("list the tables on the server")),
+        (
+            "  create NAME",
+            _("open a table: --seats N, --threshold T, --password P, house rules"),
+        ),
         ("", "runs_same_suit, tie_loses, first_out_ends, penalty=N, limit=N"),
-        ("  join ID, watch ID", "sit at a table (add its password if it has one), or look on"),
-        ("  bot add LEVEL [N]", "fill seats with built-in bots (random, greedy, counter, expert)"),
-        ("  start, leave", "start the match (table creator), leave the table"),
+        (
+            "  join ID, watch ID",
+            _("sit at a table (add its password if it has one), or look on"),
+        ),
+        (
+            "  bot add LEVEL [N]",
+            _("fill seats with built-in bots (random, greedy, counter, expert)"),
+        ),
+        ("  start, leave", _("start the match (table creator), leave the table")),
     ]
     grid = Table(box=None, show_header=False, pad_edge=False, padding=(0, 1))
     grid.add_column(style="bold" if look.color else "")
@@ -564,15 +622,17 @@ def help_view(look: Look) -> Panel:
     for left, right in lines:
         grid.add_row(left, right)
     summary = Text(
-        "Legal groups: one card; a pair or four of a kind (never three); a run of exactly "
-        "3 or 5 in a row (suits free, A low or high, no wrapping); five of one suit (flush). "
-        "Cards count A=1, 2-10 face value, J Q K = 10. Declare when you think your hand is "
-        "the lowest: if it is, the others score the difference; if not, you score 20 plus "
-        "the difference. Above the threshold you are out; the last one in wins."
+        _(
+            "Legal groups: one card; a pair or four of a kind (never three); a run of exactly "
+            "3 or 5 in a row (suits free, A low or high, no wrapping); five of one suit (flush). "
+            "Cards count A=1, 2-10 face value, J Q K = 10. Declare when you think your hand is "
+            "the lowest: if it is, the others score the difference; if not, you score 20 plus "
+            "the difference. Above the threshold you are out; the last one in wins."
+        )
     )
     return Panel(
         Group(grid, Text(""), summary),
-        title="How to play",
+        title=_("How to play"),
         title_align="left",
         box=look.box,
         expand=False,

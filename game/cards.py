@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from leastscore.lang import _
+
 SUITS = "CDHS"
 RANKS = "A23456789TJQK"
 SUIT_SYMBOLS = "♣♦♥♠"
@@ -79,16 +81,26 @@ def parse_card(token: str) -> Card:
         return card
     text = token.strip().upper()
     if len(text) < 2:
-        raise ValueError(f"{token!r} is not a card: write rank then suit, like 7H or TS")
+        raise ValueError(
+            _("{token} is not a card: write rank then suit, like 7H or TS").format(
+                token=repr(token)
+            )
+        )
     rank, suit = text[:-1], text[-1]
     suit = _SUIT_ALIASES.get(suit, suit)
     rank = _RANK_ALIASES.get(rank, rank)
     if rank not in RANKS or len(rank) != 1:
         raise ValueError(
-            f"{token!r} is not a card: unknown rank {rank!r} (ranks are A 2-9 T/10 J Q K)"
+            _("{token} is not a card: unknown rank {rank} (ranks are A 2-9 T/10 J Q K)").format(
+                token=repr(token), rank=repr(rank)
+            )
         )
     if suit not in SUITS:
-        raise ValueError(f"{token!r} is not a card: unknown suit {suit!r} (suits are C D H S)")
+        raise ValueError(
+            _("{token} is not a card: unknown suit {suit} (suits are C D H S)").format(
+                token=repr(token), suit=repr(suit)
+            )
+        )
     return CARDS[RANKS.index(rank) * 4 + SUITS.index(suit)]
 
 

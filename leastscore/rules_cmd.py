@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
+import os
 
 import click
 
-
-def rules_text() -> str:
-    return files("leastscore").joinpath("rules.md").read_text(encoding="utf-8")
+from .lang import LANGUAGES, choose, rules_text
 
 
 @click.command()
 @click.option("--plain", is_flag=True, help="Print the Markdown source as it is.")
-def rules(plain: bool) -> None:
+@click.option(
+    "--lang",
+    type=click.Choice(list(LANGUAGES), case_sensitive=False),
+    default=None,
+    help="en, tl, nl, fr or zu (default: the locale's language, else English).",
+)
+def rules(plain: bool, lang: str | None) -> None:
     """Print the rules of Least Score."""
-    text = rules_text()
+    text = rules_text(choose(lang, os.environ))
     if plain:
         click.echo(text, nl=False)
         return

@@ -1,18 +1,27 @@
 """The command line, run as a real subprocess like a user would."""
 
 import json
+import os
 import subprocess
 import sys
 
 from leastscore import __version__
 
 
-def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, timeout: float = 60, locale: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``leastscore ARGS``; with ``locale``, in that locale (and no other asked for)."""
+    env = None
+    if locale is not None:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
+        env["LANG"] = locale
     return subprocess.run(
         [sys.executable, "-m", "leastscore", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=env,
     )
 
 
@@ -26,10 +35,21 @@ def test_version_and_help():
 
 
 def test_rules_text():
-    out = run("rules", "--plain")
+    out = run("rules", "--plain", locale="C.UTF-8")
     assert out.returncode == 0
     for words in ("three of a kind", "flush", "20 plus the difference", "threshold"):
         assert words in out.stdout
+
+
+def test_rules_in_the_players_language():
+    french = run("rules", "--plain", "--lang", "fr", locale="nl_NL.UTF-8")
+    assert french.returncode == 0 and "carte ouverte" in french.stdout
+    dutch = run("rules", "--plain", locale="nl_NL.UTF-8")  # the locale asks for Dutch
+    assert dutch.returncode == 0 and "gesloten kaart" in dutch.stdout
+    zulu = run("rules", "--lang", "zu", locale="C.UTF-8")  # rendered, not --plain
+    assert zulu.returncode == 0 and "ikhadi elivulekile" in zulu.stdout
+    wrong = run("rules", "--lang", "de")
+    assert wrong.returncode == 2 and "'de' is not one of" in wrong.stderr
 
 
 def test_demo_writes_a_log_that_replays(tmp_path):

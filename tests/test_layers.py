@@ -2,9 +2,10 @@
 
     about <- game <- protocol <- seats <- bots <- server <- {client, tournament} <- command
 
-``leastscore.about`` (the version, the data directory) imports nothing of the
-project; ``game`` and ``protocol`` are pure; the seat layer knows no bot,
-server or client. Every import counts, also one inside a function.
+``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
+(the players' language) import nothing of the project and count as one part;
+``game`` and ``protocol`` are pure; the seat layer knows no bot, server or
+client. Every import counts, also one inside a function.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ BELOW: dict[str, set[str]] = {
     "tournament": {"about", "game", "protocol", "seats", "bots", "server"},
 }
 OLD_TOP_LEVEL = {*FOLDERS}
+ABOUT = ("about", "lang")
+"""The command's modules that any part may import: they import nothing of the project."""
 
 
 def part_of(module: str) -> str | None:
@@ -36,6 +39,8 @@ def part_of(module: str) -> str | None:
         return None
     if len(names) == 1:
         return "command"
+    if names[1] in ABOUT:
+        return "about"
     if names[1] in BELOW:
         return names[1]
     return "command"
@@ -46,7 +51,7 @@ def sources() -> list[tuple[str, Path]]:
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*.py")):
             found.append((folder, path))
-    found.append(("about", ROOT / "leastscore" / "about.py"))
+    found += [("about", ROOT / "leastscore" / f"{name}.py") for name in ABOUT]
     return found
 
 

@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 import socket
+import string
 import subprocess
 import sys
 import tempfile
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 import pexpect
+
+from leastscore.lang import _, speaking
 
 ROOT = Path(__file__).resolve().parents[2]
 ESCAPES = re.compile(
@@ -128,14 +131,45 @@ class Terminal:
 
     # -- reading the table ------------------------------------------------------------
 
-    def my_turn(self, timeout: float = 60) -> tuple[list[str], list[str], str]:
+    def my_turn(
+        self, timeout: float = 60, words: Words | None = None
+    ) -> tuple[list[str], list[str], str]:
         """Wait for the next turn of ours: (hand, open cards, the turn line)."""
-        found = self.expect(r"Your turn: \d+ s to move\.[^\n]*", timeout)
+        w = words or Words("en")
+        found = self.expect(
+            w.said("Your turn: {seconds} s to move.", seconds=r"\d+") + r"[^\n]*", timeout
+        )
         line = found.group(0)
         panel = self.text[: found.start()]  # the table is drawn just above the turn line
-        hand = card_names(re.findall(r"Hand +(.*?) +total", panel)[-1])
-        open_cards = card_names(re.findall(r"Open +([^\n│|]*)", panel)[-1])
-        return hand, open_cards, line
+        hand_row = re.findall(
+            rf"{w.said('Hand')} +(.*?) +{w.said('total {total}', total='')}", panel
+        )
+        open_row = re.findall(rf"{w.said('Open')} +([^\n│|]*)", panel)
+        return card_names(hand_row[-1]), card_names(open_row[-1]), line
+
+
+class Words:
+    """What the client says in a language, as patterns to look for on the screen."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __call__(self, message: str, **values: object) -> str:
+        """``message`` in the language, with ``values`` filled in."""
+        with speaking(self.code):
+            return _(message).format(**values)
+
+    def said(self, message: str, **fields: str) -> str:
+        """A regular expression for ``message`` in the language: each placeholder matches
+        what ``fields`` give for it (a regular expression), or anything."""
+        with speaking(self.code):
+            text = _(message)
+        out = []
+        for literal, name, _spec, _conversion in string.Formatter().parse(text):
+            out.append(re.escape(literal))
+            if name is not None:
+                out.append(fields.get(name, ".+?"))
+        return "".join(out)
 
 
 class ServerProcess:

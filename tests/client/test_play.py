@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from leastscore.client.parse import own_words
 
-from .helpers import Cable, ServerProcess, Terminal, card_names, free_port, value
+from .helpers import Cable, ServerProcess, Terminal, Words, card_names, free_port, value
 
 LOCAL = ("--local", "--bot-delay", "0", "--name", "Ann")
 
@@ -284,3 +285,67 @@ def test_typed_lines_come_back_in_the_next_session_but_passwords_do_not(
         assert again.finish() == 0
     finally:
         again.kill()
+
+
+SAID = {
+    "en": ("Final standings", "Your turn"),
+    "tl": ("Huling ranggo", "Tira mo na"),
+    "nl": ("Eindstand", "Jouw beurt"),
+    "fr": ("Classement final", "À vous de jouer"),
+    "zu": ("Izindawo zokugcina", "Yithuba lakho"),
+}
+"""A few words each language says in a match, written here by hand."""
+
+
+@pytest.mark.parametrize("code", list(SAID))
+def test_a_whole_match_in_each_language(code: str) -> None:
+    words = Words(code)
+    env = None
+    args = ["--lang", code]
+    if code == "nl":  # chosen by the locale, as most players will
+        env, args = {"LC_ALL": "", "LANG": "nl_NL.UTF-8"}, []
+    term = Terminal(*LOCAL, "--bots", "1", "--threshold", "15", *args, env=env)
+    deck, take, declare = (own_words(code) or ["deck", "take", "declare"])[:3]
+    try:
+        term.expect(words.said("New match: you against {players}; out above {threshold} points"))
+        mine = "|".join(
+            words.said(message)
+            for message in (
+                "You discarded {cards} and drew {card}",
+                "You discarded {cards} and took {card}",
+                "You declared at {total} and were lowest",
+                "You declared at {total} but were not lowest",
+            )
+        )
+        turn = words.said("Your turn: {seconds} s to move.", seconds=r"\d+")
+        done = words.said("Final standings")
+        may_declare = words.said("You may declare (your total is {total}).", total=r"\d+")
+        while True:
+            found = term.expect(f"{turn}|{done}")
+            if found.group(0) == words("Final standings"):
+                break
+            term.pos = found.start()
+            hand, open_cards, line = term.my_turn(words=words)
+            if re.search(may_declare, line) and sum(value(c) for c in hand) <= 7:
+                term.type(declare)  # the language's own word
+            else:
+                typed = choose(hand, open_cards)
+                term.type(typed.replace(" deck", f" {deck}"))
+            term.expect(mine)
+        term.expect(
+            words.said("Type start to play again (the table's creator starts it), leave, or quit.")
+        )
+        term.type("help")
+        term.expect(words.said("How to play"))
+        if code != "en":
+            term.expect(
+                rf"{deck}, {take}, {declare} +"
+                + words.said("your own words for deck, take and declare")
+            )
+        shown = term.text
+        for said in SAID[code]:
+            assert said in shown
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()

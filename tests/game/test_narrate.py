@@ -38,8 +38,26 @@ def test_declarations_say_who_was_lowest_and_who_is_out() -> None:
 
 
 def test_other_events() -> None:
-    assert describe(Resigned(1, "Bea left"), NAMES) == "Bea left the match (Bea left)"
+    assert describe(Resigned(1, "Bea left"), NAMES) == "Bea left the match"  # said once
+    assert describe(Resigned(1, "forfeit after 3 faults"), NAMES, me=1) == (
+        "You left the match (forfeit after 3 faults)"
+    )
     start = MatchStarted(NAMES, Rules(threshold=50))
     assert describe(start, NAMES) == "Match of Ann, Bea, Cy to 50 points"
     deal = RoundStarted(2, 1, 2, (None, None, None), (5, 5, 5), ("4C",), 36)
     assert describe(deal, NAMES, me=2) == "Round 2: Bea dealt, you to start; open card 4C"
+
+
+def test_the_moves_in_the_readers_language() -> None:
+    from leastscore.lang import speaking
+
+    took = Played(1, ("7H", "7D"), "8S")
+    with speaking("fr"):
+        assert describe(took, NAMES) == "Bea a défaussé 7H 7D et pris 8S"
+        assert describe(took, NAMES, me=1) == "Vous avez défaussé 7H 7D et pris 8S"
+    with speaking("nl"):
+        deal = RoundStarted(2, 1, 2, (None, None, None), (5, 5, 5), ("4C",), 36)
+        assert describe(deal, NAMES, me=2) == "Ronde 2: Bea deelt, jij begint; open kaart 4C"
+    with speaking("zu"):
+        assert describe(Resigned(1, "resigned"), NAMES) == "Bea uwushiyile umdlalo (uyekile)"
+    assert describe(took, NAMES) == "Bea discarded 7H 7D and took 8S"

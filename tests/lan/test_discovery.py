@@ -33,7 +33,7 @@ server = subprocess.Popen(
 report["listening"] = server.stdout.readline().strip()
 report["announced"] = [server.stdout.readline().strip(), server.stdout.readline().strip()]
 report["found"] = servers()
-played = leastscore("play", "--name", "zoe", "--plain", input="quit\n",
+played = leastscore("play", "--name", "zoe", "--plain", "--lang", "en", input="quit\n",
                     env={k: v for k, v in __import__("os").environ.items()
                          if k != "LEASTSCORE_SERVER"})
 report["play"] = played.stdout
