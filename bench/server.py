@@ -30,7 +30,7 @@ from typing import Any
 
 import click
 import msgspec
-from leastscore.protocol import FrameReader
+from leastscore.protocol import SERVER_FRAME_LIMIT, FrameReader
 
 HEADER = struct.Struct(">I")
 _encode = msgspec.msgpack.Encoder().encode
@@ -76,7 +76,7 @@ class BotClient(asyncio.Protocol):
     def __init__(self, load: Load, on_message: Callable[[BotClient, dict[str, Any]], None]) -> None:
         self.load = load
         self.on_message = on_message
-        self.frames = FrameReader(limit=1 << 24)
+        self.frames = FrameReader(limit=SERVER_FRAME_LIMIT)
         self.transport: asyncio.Transport | None = None
         self.sent_at = 0.0
         self.next_id = 1
@@ -181,7 +181,7 @@ async def play_load(
 class EchoClient(asyncio.Protocol):
     def __init__(self, load: Load, body: bytes) -> None:
         self.load, self.data = load, HEADER.pack(len(body)) + body
-        self.frames = FrameReader(limit=1 << 24)
+        self.frames = FrameReader(limit=SERVER_FRAME_LIMIT)
         self.transport: asyncio.Transport | None = None
         self.sent_at = 0.0
 

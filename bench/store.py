@@ -34,7 +34,7 @@ import click
 from leastscore.bots import make_bot
 from leastscore.game import Event, Match, Rules
 from leastscore.server.journal import Journal
-from leastscore.server.store import AsyncStore, Batch, Store
+from leastscore.server.store import AsyncStore, Batch, MatchDatabase
 
 RULES = Rules()
 NAMES = ["ann", "bo", "cy", "di"]
@@ -76,7 +76,7 @@ def _match(seed: int) -> Iterator[tuple[list[Event], list[Event] | None]]:
 def direct(path: Path, parts: list[Move], batch: int) -> float:
     """Seconds to write ``parts`` with one transaction per ``batch`` events (a move's
     events are never split)."""
-    store = Store(str(path))
+    store = MatchDatabase(str(path))
     ids = [store.begin(f"t{t}", 0.0, NAMES, RULES) for t in range(max(p[0] for p in parts) + 1)]
     seqs = [0] * len(ids)
     started = time.perf_counter()

@@ -16,7 +16,14 @@ import sys
 import threading
 
 import msgspec
-from leastscore.protocol import FrameReader, FrameTooLarge, ProtocolError, decode_server, encode
+from leastscore.protocol import (
+    SERVER_FRAME_LIMIT,
+    FrameReader,
+    FrameTooLarge,
+    ProtocolError,
+    decode_server,
+    encode,
+)
 
 from leastscore.about import VERSION
 
@@ -63,7 +70,7 @@ async def _play(bot: Bot, name: str, out: int) -> int:
             runner.stop("the host closed stdout")
 
     runner = BotRunner(bot, send, say=say, on_error="stop")
-    frames = FrameReader(limit=1 << 24)
+    frames = FrameReader(limit=SERVER_FRAME_LIMIT)
     broken: list[str] = []
 
     def received(data: bytes) -> None:

@@ -267,7 +267,7 @@ class Client:
         elif isinstance(c, cmd.ShowRules):
             text = rules_text()
             self.show(Markdown(text) if self.look.unicode else Text(text))
-        elif isinstance(c, cmd.Look):
+        elif isinstance(c, cmd.Redraw):
             self._redraw(moves=5)
         elif isinstance(c, cmd.Quit):
             self.done = True

@@ -53,8 +53,8 @@ class ShowRules:
 
 
 @dataclass(frozen=True)
-class Look:
-    """Draw the table again."""
+class Redraw:
+    """Draw the table again (``look``, ``table``)."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ Command = (
     | Hint
     | Help
     | ShowRules
-    | Look
+    | Redraw
     | Quit
     | Say
     | ListTables
@@ -153,8 +153,8 @@ _SIMPLE: dict[str, Command] = {
     "help": Help(),
     "?": Help(),
     "rules": ShowRules(),
-    "look": Look(),
-    "table": Look(),
+    "look": Redraw(),
+    "table": Redraw(),
     "quit": Quit(),
     "exit": Quit(),
     "q": Quit(),

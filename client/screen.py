@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO
@@ -156,8 +157,20 @@ def safe(text: str, look: Look) -> str:
     a terminal may be sent it: control characters written out, never obeyed, and only
     ASCII on a terminal that shows no more. (Markup is never read: the console has it off,
     and every such text goes into a ``Text``, never a string rich would parse.)"""
-    text = shown(text)
-    return text if look.unicode else text.encode("ascii", "replace").decode("ascii")
+    return fit(shown(text), look)
+
+
+def fit(text: str, look: Look) -> str:
+    """``text`` as a terminal that is not UTF-8 gets it: letters lose their accents
+    (``é`` is ``e``), anything else beyond ASCII becomes ``?``."""
+    if look.unicode or text.isascii():
+        return text
+    text = text.translate(_LIGATURES)
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return bare.encode("ascii", "replace").decode("ascii")
+
+
+_LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE", "ß": "ss"})
 
 
 # -- lines as things happen ------------------------------------------------------------

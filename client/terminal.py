@@ -9,7 +9,6 @@ import os
 import shutil
 import sys
 import threading
-import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
@@ -23,7 +22,7 @@ from prompt_toolkit.styles import Style
 from rich.console import RenderableType
 
 from .complete import Candidate, MoveCompleter
-from .screen import Look, render
+from .screen import Look, fit, render
 
 
 class Terminal(Protocol):
@@ -43,19 +42,6 @@ class Terminal(Protocol):
 
     def interrupt(self) -> None:
         """Give up a pending ``read`` (it raises ``EOFError``)."""
-
-
-def shown(text: str, look: Look) -> str:
-    """``text`` as a terminal that is not UTF-8 gets it: letters lose their accents
-    (``é`` is ``e``), anything else beyond ASCII becomes ``?``."""
-    if look.unicode or text.isascii():
-        return text
-    text = text.translate(_LIGATURES)
-    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return bare.encode("ascii", "replace").decode("ascii")
-
-
-_LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE", "ß": "ss"})
 
 
 def _width() -> int:
@@ -92,7 +78,7 @@ class PromptTerminal:
         )
 
     def _toolbar(self) -> FormattedText:
-        return FormattedText([("class:bottom-toolbar", " " + shown(self._status(), self.look))])
+        return FormattedText([("class:bottom-toolbar", " " + fit(self._status(), self.look))])
 
     @contextlib.contextmanager
     def session(self) -> Iterator[None]:
@@ -102,14 +88,14 @@ class PromptTerminal:
     async def read(self, default: str = "") -> str:
         try:
             return await self._session.prompt_async(
-                lambda: FormattedText([("class:prompt", shown(self._prompt(), self.look))]),
+                lambda: FormattedText([("class:prompt", fit(self._prompt(), self.look))]),
                 default=default,
             )
         except KeyboardInterrupt:
             raise EOFError from None
 
     def show(self, renderable: RenderableType) -> None:
-        sys.stdout.write(shown(render(renderable, self.look, _width()), self.look))
+        sys.stdout.write(fit(render(renderable, self.look, _width()), self.look))
         sys.stdout.flush()
 
     def refresh(self) -> None:
@@ -155,7 +141,7 @@ class LineTerminal:
         return line or default  # an empty line takes what a prompt would have filled in
 
     def show(self, renderable: RenderableType) -> None:
-        sys.stdout.write(shown(render(renderable, self.look, _width()), self.look))
+        sys.stdout.write(fit(render(renderable, self.look, _width()), self.look))
         sys.stdout.flush()
 
     def refresh(self) -> None:

@@ -64,13 +64,13 @@ def replay(source: str, db: str | None, check: bool) -> None:
     path = Path(source)
     if source.isdigit() and not path.exists():
         from leastscore.about import default_db
-        from leastscore.server.store import Store, StoreError
+        from leastscore.server.store import MatchDatabase, StoreError
 
         db = db or default_db()
         if not Path(db).exists():
             raise click.ClickException(f"no match database at {db}")
         try:
-            store = Store(db)
+            store = MatchDatabase(db)
         except StoreError as e:
             raise click.ClickException(str(e)) from None
         record = store.match(int(source))

@@ -1,9 +1,9 @@
 """Protocol v1: length-prefixed MessagePack frames carrying typed messages. No sockets here."""
 
 from . import errors
-from .codec import decode_client, decode_server, encode, encode_body
+from .codec import decode_client, decode_server, encode
 from .errors import ProtocolError
-from .framing import MAX_FRAME, FrameReader, FrameTooLarge, frame
+from .framing import MAX_FRAME, SERVER_FRAME_LIMIT, FrameReader, FrameTooLarge, frame
 from .messages import ClientMessage, Error, ServerMessage
 
 VERSION = 1
@@ -30,6 +30,7 @@ def version_refusal(offered: list[int], msg_id: int | None) -> Error:
 
 __all__ = [
     "MAX_FRAME",
+    "SERVER_FRAME_LIMIT",
     "SUPPORTED",
     "VERSION",
     "ClientMessage",
@@ -40,7 +41,6 @@ __all__ = [
     "decode_client",
     "decode_server",
     "encode",
-    "encode_body",
     "errors",
     "frame",
     "negotiate",

@@ -47,10 +47,6 @@ def encode(message: msgspec.Struct) -> bytes:
     return _pack(len(body)) + body
 
 
-def encode_body(message: msgspec.Struct) -> bytes:
-    return _encoder.encode(message)
-
-
 _NESTED = (dict, list, tuple)  # a MessagePack array used as a map key decodes as a tuple
 _HEADERS = bytes([*range(0x80, 0xA0), *range(0xDC, 0xE0)])
 """The bytes that open a map or an array (fixmap, fixarray, map 16/32, array 16/32)."""

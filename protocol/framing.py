@@ -12,6 +12,9 @@ import struct
 HEADER = struct.Struct(">I")
 MAX_FRAME = 64 * 1024
 """Default cap on a frame from a client (the body, without the prefix)."""
+SERVER_FRAME_LIMIT = 1 << 24
+"""The cap a client puts on frames from a server or a host: a snapshot or a list of
+tables may be far larger than anything a client sends, but not without bound."""
 
 
 class FrameTooLarge(Exception):

@@ -13,7 +13,14 @@ import itertools
 from collections.abc import Callable
 
 import msgspec
-from leastscore.protocol import VERSION, FrameReader, ProtocolError, decode_server, encode
+from leastscore.protocol import (
+    SERVER_FRAME_LIMIT,
+    VERSION,
+    FrameReader,
+    ProtocolError,
+    decode_server,
+    encode,
+)
 from leastscore.protocol.messages import Error, Hello, Message, Welcome
 from leastscore.protocol.tracker import Tracker
 
@@ -88,7 +95,7 @@ class ServerLink:
         return reply
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
-        frames = FrameReader(limit=1 << 24)
+        frames = FrameReader(limit=SERVER_FRAME_LIMIT)
         try:
             while True:
                 data = await reader.read(65536)

@@ -189,12 +189,12 @@ def history(db: str, limit: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from .store import MatchRecord, Store, StoreError
+    from .store import MatchDatabase, MatchRecord, StoreError
 
     if not Path(db).exists():
         raise click.ClickException(f"no match database at {db}")
     try:
-        records = Store(db).matches(limit)
+        records = MatchDatabase(db).matches(limit)
     except StoreError as e:
         raise click.ClickException(str(e)) from None
     if not records:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from leastscore.game import Event, Rules
 
-from .store import AsyncStore, Batch, Store
+from .store import AsyncStore, Batch, MatchDatabase
 
 log = logging.getLogger("leastscore.server")
 
@@ -51,7 +51,7 @@ class Recording:
         self.journal.end(self, events, status)
 
 
-_StoreCall = Callable[[Store, Recording], None]
+_StoreCall = Callable[[MatchDatabase, Recording], None]
 
 
 class Journal:
@@ -107,7 +107,7 @@ class Journal:
         self._count = sum(len(p[3]) for p in self._pending)
         log_copy = list(events)
 
-        def finish(store: Store, rec: Recording) -> None:
+        def finish(store: MatchDatabase, rec: Recording) -> None:
             if rec.id is None:  # its row could not be written: write it now
                 if not log_copy:
                     return
@@ -156,7 +156,7 @@ class Journal:
         taken, self._pending, self._count = self._pending, [], 0
         self._due = False
 
-        def append(store: Store) -> int:
+        def append(store: MatchDatabase) -> int:
             # ids are read here, on the thread that set them
             batches: list[Batch] = [
                 (rec.id, seq, at, events) for rec, seq, at, events in taken if rec.id is not None
@@ -195,12 +195,12 @@ class Journal:
         future.add_done_callback(done)
 
 
-def _settle(store: Store, recording: Recording) -> None:
+def _settle(store: MatchDatabase, recording: Recording) -> None:
     if recording.id is not None:
         store.settle(recording.id, "aborted")
 
 
-def _begin(store: Store, recording: Recording) -> None:
+def _begin(store: MatchDatabase, recording: Recording) -> None:
     recording.id = store.begin(
         recording.table_name, recording.started, recording.players, recording.rules
     )

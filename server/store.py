@@ -1,7 +1,7 @@
 """Matches in SQLite: a row from the first deal, its events as they happen, the full
 record at the end.
 
-``Store`` is plain synchronous sqlite3 (used by the ``history``/``replay`` commands,
+``MatchDatabase`` is plain synchronous sqlite3 (used by the ``history``/``replay`` commands,
 and by the server on a thread of its own: see ``AsyncStore`` and ``journal``).
 
 A match's row is written when it starts (status ``running``); its events go to the
@@ -61,7 +61,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {1: (MATCHES,), 2: (EVENTS,)}
 """What brings a file up to each version from the one before."""
 
 Batch = tuple[int, int, float, Sequence[Event]]
-"""Events of one match for ``Store.append``: (match id, seq of the first, time, events)."""
+"""Events of one match for ``MatchDatabase.append``: (match id, seq of the first, time, events)."""
 
 
 class StoreError(Exception):
@@ -81,7 +81,12 @@ class MatchRecord:
     rounds: int
 
 
-class Store:
+class MatchDatabase:
+    """The server's record of every match, in one SQLite file: a row per match (who,
+    when, how it ended, its standings and full log), and, while a match is played,
+    its events as they happen, so that a crash leaves it interrupted, not lost. Used
+    from one thread at a time (``AsyncStore`` gives it one of its own)."""
+
     def __init__(self, path: str) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.path = path
@@ -132,7 +137,7 @@ class Store:
         return int(cur.lastrowid or 0)
 
     def append(self, batches: Sequence[Batch]) -> int:
-        """Store events of running matches, all in one transaction; how many."""
+        """MatchDatabase events of running matches, all in one transaction; how many."""
         rows = [
             (match_id, seq + i, at, encode_event(event).decode())
             for match_id, seq, at, events in batches
@@ -273,7 +278,7 @@ T = TypeVar("T")
 
 
 class AsyncStore:
-    """A ``Store`` on its own thread, so that disk writes never stall a table.
+    """A ``MatchDatabase`` on its own thread, so that disk writes never stall a table.
 
     The thread runs one call at a time, in the order they were made: a match's
     row is written before its events, and its events before its record."""
@@ -281,14 +286,14 @@ class AsyncStore:
     def __init__(self, path: str) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         try:
-            self._store = self._pool.submit(Store, path).result()
+            self._store = self._pool.submit(MatchDatabase, path).result()
         except BaseException:
             self._pool.shutdown()
             raise
         self.interrupted = self._pool.submit(self._store.recover).result()
         """Matches a server that died left running, now marked interrupted."""
 
-    async def run(self, call: Callable[[Store], T]) -> T:
+    async def run(self, call: Callable[[MatchDatabase], T]) -> T:
         """``call(store)`` on the store's thread."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, call, self._store)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.store import Store
+from leastscore.server.store import MatchDatabase
 
 
 @contextlib.asynccontextmanager
@@ -48,7 +48,7 @@ async def bot_run(*argv: str, timeout: float = 60, cwd: str | None = None) -> tu
 
 async def finished_matches(server: Server, count: int) -> list[str]:
     """The players of the recorded matches, once ``count`` are stored (on a thread)."""
-    store = Store(server.config.db or "")
+    store = MatchDatabase(server.config.db or "")
     for _ in range(200):
         records = [r for r in store.matches() if r.status == "finished"]
         if len(records) >= count:

@@ -23,7 +23,7 @@ from leastscore.seats.link import ServerLink
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.referee import Policy, Referee
 from leastscore.server.app import Server
-from leastscore.server.store import Store
+from leastscore.server.store import MatchDatabase
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
 from .helpers import bot_run, finished_matches, serving, wait_for
@@ -221,7 +221,9 @@ async def test_tcp_a_dropped_connection_is_resumed_mid_turn(
     assert code == 0, said
     # Every move the runner sent was played, once: none lost, none sent twice.
     await finished_matches(server, 1)
-    log = Store(server.config.db or "").log(Store(server.config.db or "").matches()[0].id)
+    log = MatchDatabase(server.config.db or "").log(
+        MatchDatabase(server.config.db or "").matches()[0].id
+    )
     assert log is not None
     moved = [e for e in log if isinstance(e, Played | Declared) and e.seat == 0]
     sent = int(re.search(r"(\d+) moves", said).group(1))  # type: ignore[union-attr]

@@ -12,9 +12,9 @@ from leastscore.client.parse import (
     JoinTable,
     LeaveTable,
     ListTables,
-    Look,
     ParseError,
     Quit,
+    Redraw,
     Say,
     ShowRules,
     StartMatch,
@@ -76,7 +76,7 @@ def test_declare_and_the_other_commands() -> None:
     assert parse("hint") == Hint()
     assert parse("help") == parse("?") == Help()
     assert parse("rules") == ShowRules()
-    assert parse("look") == Look()
+    assert parse("look") == Redraw()
     assert parse("quit") == parse("exit") == parse("q") == Quit()
     assert parse("chat hello, table!") == Say("hello, table!")
     assert parse("say  gg ") == Say("gg")

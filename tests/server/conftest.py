@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from leastscore.protocol import FrameReader
+from leastscore.protocol import SERVER_FRAME_LIMIT, FrameReader
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 
@@ -47,7 +47,7 @@ class Raw:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
-        self.frames = FrameReader(limit=1 << 24)
+        self.frames = FrameReader(limit=SERVER_FRAME_LIMIT)
         self.pending: list[dict[str, Any]] = []
         self.received: list[bytes] = []
         """Every frame body received, for scans."""

@@ -134,9 +134,9 @@ async def test_a_table_nobody_is_connected_to_stops_its_bots(tmp_path):
         assert len(server.lobby.players) == 0
     finally:
         await server.shutdown()
-    from leastscore.server.store import Store
+    from leastscore.server.store import MatchDatabase
 
-    (record,) = Store(str(tmp_path / "m.sqlite3")).matches(5)
+    (record,) = MatchDatabase(str(tmp_path / "m.sqlite3")).matches(5)
     assert record.status == "aborted"
 
 

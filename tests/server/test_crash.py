@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 from leastscore.game import Event, Match, Played, Rules, write_log
-from leastscore.server.store import Store
+from leastscore.server.store import MatchDatabase
 
 from .conftest import Raw, raw_player
 from .test_lifecycle import leastscore, start_server
@@ -40,7 +40,7 @@ async def poll(condition: Callable[[], Any], timeout: float = 30) -> Any:
 
 def stored_match(db: Path, status: str) -> tuple[int, list[Event]] | None:
     """The newest match with ``status`` and its stored log so far, if there is one."""
-    store = Store(str(db))
+    store = MatchDatabase(str(db))
     try:
         for record in store.matches():
             if record.status == status:
@@ -216,7 +216,7 @@ async def test_a_database_of_the_old_schema_is_migrated_and_keeps_its_history(tm
     secret = leastscore("replay", "2", "--db", str(db))  # every hand is in its log
     assert secret.returncode != 0 and "being played" in secret.stderr
     assert "Round 1" not in secret.stdout
-    kept = Store(str(db))
+    kept = MatchDatabase(str(db))
     assert kept.log(1) == old_log
     kept.close()
     checked = leastscore("replay", "1", "--db", str(db), "--check")

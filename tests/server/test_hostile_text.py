@@ -81,7 +81,7 @@ def test_history_and_replay_show_any_name_literally(tmp_path) -> None:
     from click.testing import CliRunner
     from leastscore.game import Declare, Match, Play, Rules
     from leastscore.server.cli import history
-    from leastscore.server.store import Store
+    from leastscore.server.store import MatchDatabase
 
     from leastscore.replay_cmd import replay
 
@@ -92,7 +92,7 @@ def test_history_and_replay_show_any_name_literally(tmp_path) -> None:
         view = match.view(match.to_move)
         match.apply(view.seat, Declare() if view.can_declare else Play(view.legal_discards[-1]))
     db = str(tmp_path / "m.sqlite3")
-    store = Store(db)
+    store = MatchDatabase(db)
     number = store.begin("[/i]Friday\x1b[2J", 0.0, names, match.rules)
     store.finish(number, match.log, "finished")
     store.close()

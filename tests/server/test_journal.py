@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from leastscore.game import Event, Match, Rules, replay
 from leastscore.server.journal import Journal
-from leastscore.server.store import VERSION, AsyncStore, Store, StoreError
+from leastscore.server.store import VERSION, AsyncStore, MatchDatabase, StoreError
 
 from .test_crash import poll
 from .test_lifecycle import leastscore
@@ -51,7 +51,7 @@ async def test_events_are_written_in_batches_and_the_end_replaces_them(tmp_path:
         recording.add(part)
         sent += len(part)
     assert sent > 40
-    reader = Store(str(path))
+    reader = MatchDatabase(str(path))
     # at least every full batch is written without anyone asking
     await poll(lambda: len(reader.log(1) or []) >= sent - 20 and reader.log(1))
     await journal.flush()  # and the rest on demand
@@ -89,7 +89,7 @@ async def test_a_running_match_is_marked_interrupted_by_the_next_server(tmp_path
     again = AsyncStore(str(path))
     assert again.interrupted == [2]
     again.close()
-    reader = Store(str(path))
+    reader = MatchDatabase(str(path))
     by_id = {r.id: r for r in reader.matches()}
     assert by_id[2].status == "interrupted" and by_id[2].table_name == "cut"
     assert by_id[2].ended >= by_id[2].started and by_id[2].rounds >= 1
@@ -114,7 +114,7 @@ def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path):
         db.execute(f"PRAGMA user_version = {VERSION + 1}")
     db.close()
     with pytest.raises(StoreError, match="newer leastscore"):
-        Store(str(path))
+        MatchDatabase(str(path))
     for command in (["history"], ["replay", "1"], ["serve", "--port", "0"]):
         result = leastscore(*command, "--db", str(path))
         assert result.returncode != 0 and "newer leastscore" in result.stderr
@@ -136,7 +136,7 @@ async def test_a_match_still_open_when_the_server_stops_is_aborted_and_one_never
     empty.end([], "aborted")
     await journal.close()  # nobody ended the first two
     store.close()
-    reader = Store(str(path))
+    reader = MatchDatabase(str(path))
     (record,) = reader.matches()
     assert record.table_name == "cancelled early" and record.status == "aborted"
     assert reader.log(record.id) == flat(parts[:5]) and events_rows(path) == 0

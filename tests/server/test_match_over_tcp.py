@@ -19,7 +19,7 @@ from leastscore.game import (
 )
 from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
-from leastscore.server.store import Store
+from leastscore.server.store import MatchDatabase
 
 from .conftest import Raw, raw_player
 
@@ -133,7 +133,7 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
 
     await asyncio.sleep(0.2)  # the store writes on its own thread
     assert server.store is not None
-    store = Store(server.config.db or "")
+    store = MatchDatabase(server.config.db or "")
     record = store.matches()[0]
     assert record.status == "finished" and record.players == ["p0", "p1", "p2", "p3"]
     log = store.log(record.id)

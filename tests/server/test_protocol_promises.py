@@ -173,7 +173,7 @@ async def read_to_the_end(sock: socket.socket) -> list[dict[str, Any]]:
     reader, writer = await asyncio.open_connection(sock=sock)
     data = await asyncio.wait_for(reader.read(), 30)  # to the end of the stream
     writer.close()
-    frames = protocol.FrameReader(1 << 24).feed(data)
+    frames = protocol.FrameReader(protocol.SERVER_FRAME_LIMIT).feed(data)
     return [msgspec.msgpack.decode(body) for body in frames]
 
 
