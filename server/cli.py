@@ -47,7 +47,7 @@ def setup_logging(verbose: int, quiet: int) -> None:
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--host", default=ServerConfig.host, show_default=True, help="Address to bind.")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, help="Port; 0 picks a free one.")
 @click.option(
     "--lan",
@@ -61,11 +61,29 @@ def setup_logging(verbose: int, quiet: int) -> None:
 )
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
 @click.option("--no-db", is_flag=True, help="Keep no record of matches.")
-@click.option("--move-time", default=60.0, show_default=True, help="Seconds per move for people.")
-@click.option("--bot-move-time", default=5.0, show_default=True, help="Seconds per move for bots.")
-@click.option("--grace", default=60.0, show_default=True, help="Seconds a dropped seat is kept.")
 @click.option(
-    "--bot-delay", default=0.6, show_default=True, help="Bots' pause at tables with people."
+    "--move-time",
+    default=ServerConfig.human_move_time,
+    show_default=True,
+    help="Seconds per move for people.",
+)
+@click.option(
+    "--bot-move-time",
+    default=ServerConfig.bot_move_time,
+    show_default=True,
+    help="Seconds per move for bots and programs.",
+)
+@click.option(
+    "--grace",
+    default=ServerConfig.grace_period,
+    show_default=True,
+    help="Seconds a dropped seat is kept.",
+)
+@click.option(
+    "--bot-delay",
+    default=ServerConfig.bot_delay,
+    show_default=True,
+    help="Bots' pause at tables with people.",
 )
 @click.option(
     "--bot-think-time",

@@ -72,3 +72,23 @@ def test_replay_of_a_missing_or_bad_file(tmp_path):
     out = run("replay", str(bad))
     assert out.returncode != 0 and "not a match log" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_serve_takes_its_defaults_from_the_server_config():
+    from leastscore.server.cli import serve
+    from leastscore.server.config import ServerConfig
+
+    names = {
+        "host": "host",
+        "move_time": "human_move_time",
+        "bot_move_time": "bot_move_time",
+        "grace": "grace_period",
+        "bot_delay": "bot_delay",
+        "bot_think_time": "bot_think_time",
+        "max_bot_samples": "max_bot_samples",
+        "max_connections_per_peer": "max_connections_per_peer",
+        "frame_timeout": "frame_timeout",
+    }
+    defaults = {p.name: p.default for p in serve.params}
+    for flag, field in names.items():
+        assert defaults[flag] == getattr(ServerConfig, field), flag
