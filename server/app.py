@@ -23,6 +23,12 @@ log = logging.getLogger("leastscore.server")
 
 
 class Server:
+    """The whole server in one process: it owns the listening socket, every
+    connection, the lobby (players and tables), the built-in bots' thinking
+    processes, the match journal and the LAN announcement, and it is the one
+    place that shuts them all down in order (stop listening, stop the bots, save
+    the matches, say goodbye to every client, close the database)."""
+
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
         self.loop = asyncio.get_event_loop_policy().get_event_loop()

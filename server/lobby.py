@@ -46,6 +46,12 @@ log = logging.getLogger("leastscore.server")
 
 
 class Lobby:
+    """What each request does. The lobby is where a client's messages land once
+    decoded: the handshake (new players, resumed ones), the tables (create, join,
+    watch, leave, add bots, start), chat and snapshots, and moves handed to the
+    table the player sits at. Refusals are raised as ``ProtocolError`` with the
+    request's id; nothing here touches a socket."""
+
     def __init__(self, server: Server) -> None:
         self.server = server
         self.players = Players()

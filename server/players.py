@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 
 
 class Player:
+    """A person or a program the server knows, which outlives its connections: a
+    dropped connection leaves the player (and its seat) waiting for the resume
+    token, for the grace period."""
+
     def __init__(self, name: str, bot: bool, token: str | None = None) -> None:
         self.id = "p" + secrets.token_hex(4)
         self.token = token or secrets.token_urlsafe(24)

@@ -125,6 +125,12 @@ def _encoded(message: msgspec.Struct) -> bytes:
 
 
 class Table:
+    """A table of the lobby: its seats (players and built-in bots), its spectators,
+    and the matches played at it. It turns seating into a match, plays the match
+    through the referee with one seat per player, hands each seat and spectator
+    the copy of every event it may see, keeps a vanished player's seat for the
+    grace period, and stops when nobody is left to play or watch."""
+
     def __init__(
         self,
         server: Server,
