@@ -164,7 +164,7 @@ class ClusterWorkers:
             emitted = 0
             match_seconds = 0.0
             matches = 0
-            running: dict[Future, _Batch] = {}
+            running: dict[Future[Any], _Batch] = {}
             flow = as_completed()
 
             def submit(batch: _Batch) -> None:

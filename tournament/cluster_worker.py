@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from distributed import WorkerPlugin, get_worker
-from leastscore.about import VERSION
 from leastscore.game import Event, write_log
+
+from leastscore.about import VERSION
 
 from . import config as configs
 from .config import TournamentConfig
@@ -99,7 +100,8 @@ class LineupPlugin(WorkerPlugin):
 
 def play_batch(plugin: str, fixtures: list[int], keep_logs: bool) -> Batch:
     """A Dask task: play ``fixtures`` with this worker's lineup for the tournament."""
-    lineup: LineupPlugin = get_worker().plugins[plugin]
+    lineup = get_worker().plugins[plugin]
+    assert isinstance(lineup, LineupPlugin)
     return lineup.play(fixtures, keep_logs)
 
 

@@ -2,8 +2,9 @@
 
 Fixtures with a remote entrant are played here, where the server for remote
 bots runs, one at a time (a remote bot is one connection). All the others go
-to the worker processes (or a Dask cluster, see ``cluster``), even with one worker: there a bot that brings its
-process down or never returns costs one match, not the tournament. Each
+to the worker processes (or a Dask cluster, see ``cluster``), even with one
+worker: there a bot that brings its process down or never returns costs one
+match, not the tournament. Each
 result is stored the moment it arrives, then handed on (to the tally, the
 progress display); the order results arrive in never matters.
 """
