@@ -147,7 +147,7 @@ class ClusterWorkers:
                 raise RuntimeError(f"worker {worker}: {problems[0]}")
 
     async def _play(self, client: Client, fixtures: list[int]) -> None:
-        from distributed import as_completed
+        from distributed import KilledWorker, as_completed
 
         from .cluster_worker import LineupPlugin, nothing, play_batch
 
@@ -200,14 +200,18 @@ class ClusterWorkers:
                 batch = running.pop(future)
                 try:
                     lines, logs, seconds = await future
-                except Exception as e:
+                except KilledWorker:
                     if len(batch.fixtures) > 1:  # find the fixture that kills its workers
                         for offset, index in enumerate(batch.fixtures):
                             submit(_Batch(batch.start + offset, [index]))
                         continue
-                    why = f"it ended every worker it was played on ({type(e).__name__})"
+                    why = "it ended every worker process it was played in"
                     result = aborted(batch.fixtures[0], why)
                     lines, logs, seconds = [encode_result(result)], [None], 0.0
+                except Exception as e:
+                    raise RuntimeError(
+                        f"a batch of fixtures failed on the cluster: {type(e).__name__}: {e}"
+                    ) from None
                 matches += len(lines)
                 match_seconds += seconds
                 self.match_cost = match_seconds / matches

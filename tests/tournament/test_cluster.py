@@ -39,15 +39,24 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[distributed.LocalCluster]:
+def pids(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the test program started by the cluster's workers leaves its pid."""
+    return tmp_path_factory.mktemp("pids")
+
+
+@pytest.fixture(scope="module")
+def cluster(pids: Path) -> Iterator[distributed.LocalCluster]:
     """A running cluster of two workers, reached by its address as a real one is."""
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as running:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PLAYER_PIDS", str(pids))  # the workers' environment, from their start
+        running = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+    with running:
         yield running
 
 
@@ -134,17 +143,16 @@ def test_a_cluster_run_killed_resumes_to_the_same_standings(
     assert sorted(_fixtures(out)) == list(range(MATCHES))
 
 
-def test_each_worker_keeps_one_program_alive_across_its_matches(tmp_path: Path) -> None:
-    pids = tmp_path / "pids"
-    pids.mkdir()
+def test_each_worker_keeps_one_program_alive_across_its_matches(
+    cluster: distributed.LocalCluster, pids: Path
+) -> None:
     done = tournament(
         *bots(p=program(), g1="builtin:greedy", g2="builtin:greedy"),
         "--seats=2",
         "--deals=2",
         "--seed=5",
-        "--cluster=local:2",
+        f"--cluster={cluster.scheduler_address}",
         "--format=json",
-        env={"PLAYER_PIDS": str(pids)},
     )
     assert done.returncode == 0, done.stderr
     row = by_bot(json.loads(done.stdout))["p"]
