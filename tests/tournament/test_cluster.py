@@ -21,11 +21,11 @@ distributed = pytest.importorskip("distributed")
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
     "--seats=3",
-    "--deals=4",
+    "--deals=3",
     "--threshold=50",
     "--seed=91",
 ]
-MATCHES = 4 * 3 * 4
+MATCHES = 4 * 3 * 3
 WAIT = 120.0
 
 
