@@ -30,6 +30,7 @@ import platform
 import resource
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -39,6 +40,7 @@ from leastscore.game import Match, Move, Play, Played, Rules, View
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.referee import Policy, Referee
 from leastscore.seats.seat import Seat
+from leastscore.tournament.cluster import ClusterWorkers
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
 from leastscore.tournament.play import loop_factory
@@ -48,18 +50,31 @@ from leastscore.tournament.runner import Runner
 PLAYER = Path(__file__).resolve().parent.parent / "tests" / "programs" / "stdio_player.py"
 
 
-def matches_per_second(workers: int, deals: int) -> dict[str, float]:
+def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> dict[str, float]:
     entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
     config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
     total = len(config.schedule())
     finished: list[float] = []
+    extra: dict[str, float] = {}
 
     async def run() -> tuple[float, float]:
         loop = asyncio.get_running_loop()
-        runner = Runner(config, workers=workers, on_result=lambda r: finished.append(loop.time()))
+        runner = Runner(
+            config,
+            workers=workers,
+            cluster=cluster,
+            on_result=lambda r: finished.append(loop.time()),
+        )
         started = loop.time()
         await runner.run(range(total))
         assert runner.pool is not None
+        if isinstance(runner.pool, ClusterWorkers):
+            pool = runner.pool
+            extra.update(
+                task_ms=round(1000 * (pool.task_cost or 0), 2),
+                match_ms=round(1000 * (pool.match_cost or 0), 2),
+                batches=pool.batches,
+            )
         return started, runner.pool.ready_at or started
 
     before = _cpu()
@@ -76,6 +91,7 @@ def matches_per_second(workers: int, deals: int) -> dict[str, float]:
         "steady_per_s": round(len(steady) / (end - ready), 2),
         "runner_cpu_ms_per_match": round(1000 * runner_cpu / total, 2),
         "worker_cpu_ms_per_match": round(1000 * workers_cpu / total, 2),
+        **extra,
     }
 
 
@@ -160,15 +176,47 @@ def stdio_cost(matches: int, rounds: int = 3, core: int | None = None) -> dict[s
         return loop.run(run())
 
 
+def dask_figures(
+    best: Callable[[int, str | None], dict[str, float]], pool: dict[str, float]
+) -> dict[str, object]:
+    """The same runs on a Dask LocalCluster of 1 and 2 workers, against the local pool."""
+    figures: dict[str, object] = {}
+    for n in (1, 2):
+        run = best(n, f"local:{n}")
+        figures[f"cluster_{n}"] = run
+        click.echo(
+            f"local:{n} cluster: {run['matches']} matches in {run['total_s']} s "
+            f"({run['startup_s']} s starting): {run['steady_per_s']} matches/s steady, "
+            f"{run['batches']:g} batches, {run['task_ms']} ms a task, {run['match_ms']} ms "
+            "a match"
+        )
+    one, two = figures["cluster_1"], figures["cluster_2"]
+    assert isinstance(one, dict) and isinstance(two, dict)
+    scaling = two["steady_per_s"] / one["steady_per_s"]
+    to_pool = two["steady_per_s"] / pool["steady_per_s"]
+    click.echo(
+        f"local:2 / local:1: {scaling:.2f}x (target >= 1.7x); "
+        f"local:2 / 2 local workers: {to_pool:.2f}x (target >= 0.9x)"
+    )
+    figures.update(cluster_speedup=round(scaling, 2), cluster_to_pool=round(to_pool, 2))
+    return figures
+
+
 @click.command()
 @click.option("--deals", default=25, show_default=True, help="Deals (x4 rotations) per run.")
 @click.option(
     "--runs", default=2, show_default=True, help="Runs per worker count (the best counts)."
 )
 @click.option("--stdio-matches", default=60, show_default=True, help="Matches for the stdio cost.")
-def main(deals: int, runs: int, stdio_matches: int) -> None:
-    def best(workers: int) -> dict[str, float]:
-        tries = [matches_per_second(workers, deals) for _ in range(runs)]
+@click.option(
+    "--cluster/--no-cluster",
+    default=True,
+    show_default=True,
+    help="Also on a Dask LocalCluster of 1 and 2 workers (needs leastscore[cluster]).",
+)
+def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
+    def best(workers: int, on: str | None = None) -> dict[str, float]:
+        tries = [matches_per_second(workers, deals, on) for _ in range(runs)]
         return max(tries, key=lambda t: t["steady_per_s"])
 
     one = best(1)
@@ -190,6 +238,9 @@ def main(deals: int, runs: int, stdio_matches: int) -> None:
         f"{two['worker_cpu_ms_per_match']} ms (2), their start-up included; the runner "
         f"{one['runner_cpu_ms_per_match']} and {two['runner_cpu_ms_per_match']} ms"
     )
+    dask: dict[str, object] = {}
+    if cluster:
+        dask = dask_figures(best, two)
     cores = worker_cores(1)
     cost = stdio_cost(stdio_matches, core=cores[0] if cores else None)
     free = stdio_cost(stdio_matches) if cores else cost
@@ -206,6 +257,7 @@ def main(deals: int, runs: int, stdio_matches: int) -> None:
         "workers_2": two,
         "speedup": round(ratio, 2),
         "speedup_target": 1.8,
+        **dask,
         "stdio": cost,
         "stdio_any_core": free,
         "stdio_target_us": 50,

@@ -73,6 +73,12 @@ def _rule(text: str) -> tuple[str, Any]:
     help="Give each worker (and its programs) a core of its own  [default: on, Linux]",
 )
 @click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT|local:N",
+    help="Play on a Dask cluster (pip install leastscore[cluster]): a running scheduler, "
+    "or N local worker processes. See TOURNAMENTS.md.",
+)
+@click.option(
     "--move-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
@@ -130,6 +136,7 @@ def tournament(
     gauntlet: str | None,
     workers: int | None,
     affinity: bool | None,
+    cluster: str | None,
     move_time: float | None,
     startup_time: float | None,
     max_faults: int | None,
@@ -224,11 +231,20 @@ def tournament(
         affinity = file_settings.get("affinity", True)
         if not isinstance(affinity, bool):
             raise click.ClickException("affinity must be true or false")
+    cluster = cluster or file_settings.get("cluster")
+    if cluster is not None:
+        cluster = _cluster(cluster)
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
     code = run_tournament(
-        config, store, workers=workers, affinity=affinity, output=output, quiet=quiet
+        config,
+        store,
+        workers=workers,
+        affinity=affinity,
+        cluster=cluster,
+        output=output,
+        quiet=quiet,
     )
     ctx.exit(code)
 
@@ -239,6 +255,7 @@ def run_tournament(
     *,
     workers: int,
     affinity: bool = True,
+    cluster: str | None = None,
     output: str,
     quiet: bool,
 ) -> int:
@@ -253,10 +270,25 @@ def run_tournament(
         from .stages import run_contest
 
         return run_contest(
-            config, store, workers=workers, affinity=affinity, output=output, quiet=quiet, err=err
+            config,
+            store,
+            workers=workers,
+            affinity=affinity,
+            cluster=cluster,
+            output=output,
+            quiet=quiet,
+            err=err,
         )
     try:
-        played = play_live(config, store, workers=workers, affinity=affinity, quiet=quiet, err=err)
+        played = play_live(
+            config,
+            store,
+            workers=workers,
+            affinity=affinity,
+            cluster=cluster,
+            quiet=quiet,
+            err=err,
+        )
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the tournament stopped: {e}") from None
     tally, sprt = played.tally, played.sprt
@@ -277,6 +309,23 @@ def run_tournament(
         if len(config.entrants) > 2:
             console.print(report.crosstable(tally))
     return finish_message(err, played, store, len(config.schedule()))
+
+
+def _cluster(text: Any) -> str:
+    """The ``--cluster`` address, checked, and Dask installed to reach it."""
+    import importlib.util
+
+    from .cluster import parse_cluster
+
+    try:
+        address = parse_cluster(str(text))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--cluster") from None
+    if importlib.util.find_spec("distributed") is None:
+        raise click.ClickException(
+            "--cluster needs Dask's distributed: pip install 'leastscore[cluster]'"
+        )
+    return address
 
 
 def finish_message(err: Any, played: Any, store: Store | None, scheduled: int) -> int:

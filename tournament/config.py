@@ -184,6 +184,7 @@ SETTINGS = {
     "stage",
     "workers",
     "affinity",
+    "cluster",
     "format",
     "out",
 }

@@ -61,6 +61,7 @@ def play_live(
     affinity: bool,
     quiet: bool,
     err: Console,
+    cluster: str | None = None,
     title: str = "matches",
     keep_results: bool = False,
 ) -> Played:
@@ -125,6 +126,7 @@ def play_live(
         config,
         workers=workers,
         affinity=affinity,
+        cluster=cluster,
         store=store,
         on_result=on_result,
         on_hall=on_hall,

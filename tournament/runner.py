@@ -2,8 +2,9 @@
 
 Fixtures with a remote entrant are played here, where the server for remote
 bots runs, one at a time (a remote bot is one connection). All the others go
-to the worker processes, even with one worker: there a bot that brings its
-process down or never returns costs one match, not the tournament. Each
+to the worker processes (or a Dask cluster, see ``cluster``), even with one
+worker: there a bot that brings its process down or never returns costs one
+match, not the tournament. Each
 result is stored the moment it arrives, then handed on (to the tally, the
 progress display); the order results arrive in never matters.
 """
@@ -14,6 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from leastscore.server.app import Server
 
@@ -26,6 +28,9 @@ from .remote import Hall, open_hall
 from .results import MatchResult, encode_result
 from .store import Store
 
+if TYPE_CHECKING:
+    from .cluster import ClusterWorkers
+
 
 class Runner:
     def __init__(
@@ -34,20 +39,25 @@ class Runner:
         *,
         workers: int = 1,
         affinity: bool = True,
+        cluster: str | None = None,
         store: Store | None = None,
         on_result: Callable[[MatchResult], None] | None = None,
         on_hall: Callable[[Server, Hall], None] | None = None,
         stop_when: Callable[[], bool] | None = None,
     ) -> None:
         """``stop_when``: asked after each result; once true, no fixture is started any
-        more and the run ends when those being played are done (a sequential test)."""
+        more and the run ends when those being played are done (a sequential test).
+
+        ``cluster``: play on Dask (``tcp://HOST:PORT`` or ``local:N``) instead of in
+        worker processes of this machine; see ``cluster``."""
         self.config = config
+        self.cluster = cluster
         self.workers = max(1, workers)
         self.affinity = affinity
         self.store = store
         self._on_result = on_result
         self._on_hall = on_hall
-        self.pool: Workers | None = None
+        self.pool: Workers | ClusterWorkers | None = None
         self.hall: Hall | None = None
         self._stop_when = stop_when
         self._stopping = False
@@ -74,9 +84,14 @@ class Runner:
         out = str(self.store.path) if self.store is not None else None
         stderr_dir = Path(out, "programs") if out is not None else None
         lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall)
-        self.pool = Workers(
-            self.workers, configs.dump(config), out, self._record, affinity=self.affinity
-        )
+        if self.cluster is not None:
+            from .cluster import ClusterWorkers
+
+            self.pool = ClusterWorkers(self.cluster, configs.dump(config), self.store, self._record)
+        else:
+            self.pool = Workers(
+                self.workers, configs.dump(config), out, self._record, affinity=self.affinity
+            )
         lanes = [
             asyncio.ensure_future(self._play_here(here, lineup)),
             asyncio.ensure_future(self.pool.run(there)),

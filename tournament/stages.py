@@ -140,6 +140,7 @@ def run_contest(
     output: str,
     quiet: bool,
     err: Console,
+    cluster: str | None = None,
 ) -> int:
     """Play every stage in turn (what is stored counts as played); the exit code."""
     import sys
@@ -176,6 +177,7 @@ def run_contest(
                 part_store,
                 workers=workers,
                 affinity=affinity,
+                cluster=cluster,
                 quiet=quiet,
                 err=err,
                 title=title,

@@ -109,6 +109,10 @@ class Store:
             write_log(events, f)
         os.replace(partial, path)
 
+    def put_log(self, fixture: int, data: bytes) -> None:
+        """A match log already written out (by a worker on another machine)."""
+        _write_atomic(self.log_path(fixture), data)
+
     def write(self, name: str, data: bytes) -> Path:
         """A report file, replaced whole."""
         path = self.path / name

@@ -1,0 +1,214 @@
+"""Tournaments on a Dask cluster (``--cluster``): real worker processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from leastscore.tournament.cluster import IN_HAND, MAX_BATCH, batch_size, parse_cluster
+
+from .helpers import bots, by_bot, program, tournament
+
+distributed = pytest.importorskip("distributed")
+
+DEFINITION = [
+    *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
+    "--seats=3",
+    "--deals=3",
+    "--threshold=50",
+    "--seed=91",
+]
+MATCHES = 4 * 3 * 3
+WAIT = 120.0
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The standings of a run in one local worker process."""
+    out = tmp_path_factory.mktemp("reference") / "run"
+    done = tournament(*DEFINITION, "--workers=1", "--format=json", f"--out={out}")
+    assert done.returncode == 0, done.stderr
+    return (out / "standings.json").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def pids(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the test program started by the cluster's workers leaves its pid."""
+    return tmp_path_factory.mktemp("pids")
+
+
+@pytest.fixture(scope="module")
+def cluster(pids: Path) -> Iterator[distributed.LocalCluster]:
+    """A running cluster of two workers, reached by its address as a real one is."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PLAYER_PIDS", str(pids))  # the workers' environment, from their start
+        running = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        )
+    with running:
+        yield running
+
+
+def _fixtures(out: Path) -> list[int]:
+    return [
+        json.loads(line)["fixture"] for line in (out / "results.jsonl").read_text().splitlines()
+    ]
+
+
+def _lines(path: Path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def _wait_for_lines(process: subprocess.Popen[bytes], path: Path, count: int) -> None:
+    deadline = time.monotonic() + WAIT
+    while _lines(path) < count:
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, f"fewer than {count} results after {WAIT} s"
+        time.sleep(0.01)
+
+
+def test_two_local_cluster_workers_agree_with_the_local_pool(
+    reference: bytes, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    done = tournament(*DEFINITION, "--cluster=local:2", "--format=json", f"--out={out}")
+    assert done.returncode == 0, done.stderr
+    assert (out / "standings.json").read_bytes() == reference
+    assert _fixtures(out) == list(range(MATCHES))  # in schedule order, each once
+    assert len(list((out / "logs").glob("*.jsonl"))) == MATCHES  # sent back, written here
+
+
+def test_a_worker_killed_mid_run_changes_nothing(
+    reference: bytes, cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
+    with distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
+    address = f"--cluster={cluster.scheduler_address}"
+    process = subprocess.Popen(
+        [*command, address, "--format=json", f"--out={out}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait_for_lines(process, out / "results.jsonl", 6)
+        os.kill(min(pids.values()), signal.SIGKILL)  # its nanny starts another
+        _, stderr = process.communicate(timeout=WAIT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, stderr.decode()
+    assert (out / "standings.json").read_bytes() == reference
+    assert _fixtures(out) == list(range(MATCHES))
+
+
+def test_a_cluster_run_killed_resumes_to_the_same_standings(
+    reference: bytes, cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
+    address = f"--cluster={cluster.scheduler_address}"
+    process = subprocess.Popen(
+        [*command, address, "--format=json", f"--out={out}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_lines(process, out / "results.jsonl", 10)
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait()
+    stored = _lines(out / "results.jsonl")
+    assert 10 <= stored < MATCHES
+    again = tournament("--resume", str(out), address, "--format=json")
+    assert again.returncode == 0, again.stderr
+    assert "already played" in again.stderr
+    assert (out / "standings.json").read_bytes() == reference
+    assert sorted(_fixtures(out)) == list(range(MATCHES))
+
+
+def test_each_worker_keeps_one_program_alive_across_its_matches(
+    cluster: distributed.LocalCluster, pids: Path
+) -> None:
+    done = tournament(
+        *bots(p=program(), g1="builtin:greedy", g2="builtin:greedy"),
+        "--seats=2",
+        "--deals=2",
+        "--seed=5",
+        f"--cluster={cluster.scheduler_address}",
+        "--format=json",
+    )
+    assert done.returncode == 0, done.stderr
+    row = by_bot(json.loads(done.stdout))["p"]
+    assert row["matches"] == 2 * 2 * 2 and row["crashes"] == 0
+    assert 1 <= len(list(pids.iterdir())) <= 2  # one start per worker, not one per match
+
+
+def test_a_program_a_worker_lacks_stops_the_tournament_before_it_starts(
+    cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(ghost="cmd:/nowhere/ghost-bot --fast", g1="builtin:greedy"),
+        "--seats=2",
+        "--deals=2",
+        f"--cluster={cluster.scheduler_address}",
+        f"--out={out}",
+    )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "worker tcp://127.0.0.1:" in lines[0]
+    assert "ghost: no program /nowhere/ghost-bot" in lines[0]
+    assert _lines(out / "results.jsonl") == 0
+
+
+def test_without_cluster_dask_is_never_imported(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from leastscore.tournament.cli import tournament\n"
+        f"code = tournament.main({[*DEFINITION[:2], '--seats=2', '--deals=1', '--workers=1']!r},"
+        " standalone_mode=False)\n"
+        "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=WAIT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []"
+
+
+@pytest.mark.parametrize("bad", ["local:0", "local:x", "local:", "8786", "tcp://"])
+def test_a_bad_cluster_address_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="local:N"):
+        parse_cluster(bad)
+
+
+def test_the_command_refuses_a_bad_cluster_address() -> None:
+    done = tournament(*DEFINITION, "--cluster=local:0")
+    assert done.returncode == 2 and "--cluster" in done.stderr and "local:N" in done.stderr
+
+
+def test_batches_keep_the_schedulers_cost_under_five_percent() -> None:
+    # 2 ms a task, 1 ms a match: 40 matches a batch make the task 5 % of the work.
+    assert batch_size(0.002, 0.001, 10_000, 2) == 40
+    assert batch_size(0.002, 0.1, 10_000, 2) == 1  # long matches: one at a time
+    # near the end, every worker still gets its batches in hand
+    assert batch_size(0.002, 0.001, 40, 2) == 40 // (2 * IN_HAND)
+    assert batch_size(1.0, 1e-9, 10**9, 1) == MAX_BATCH

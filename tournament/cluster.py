@@ -1,0 +1,247 @@
+"""Playing fixtures on a Dask cluster (``--cluster``): ``Workers``' shape, Dask's engine.
+
+``--cluster tcp://HOST:8786`` uses a running scheduler (``dask scheduler`` and
+``dask worker`` on any number of machines); ``--cluster local:N`` starts a
+``LocalCluster`` of N worker processes on 127.0.0.1 for the run. Dask is
+imported only here and only then: it is an optional dependency.
+
+Before anything is played every worker is asked what it lacks (a program, a
+file, the same leastscore), and one missing thing stops the tournament. Then
+each worker gets a ``LineupPlugin`` (see ``cluster_worker``) and fixtures go
+out in batches: one task per batch, sized from the scheduler's measured cost
+per task and the measured time per match so that the first is under
+``OVERHEAD`` of the second. Each worker holds ``IN_HAND`` batches, the one it
+plays and the next.
+
+Results are handed on in schedule order (a batch that finishes early waits for
+those before it), so results.jsonl reads the same as a run on one worker.
+Fixtures are deterministic: a batch whose worker was lost is re-run elsewhere
+by Dask and gives the same results, and each future resolves once, so each
+result is recorded once. A batch that kills every worker it runs on is split;
+a single fixture that does is recorded as aborted, as a dead local worker's
+match is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import secrets
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from leastscore.about import VERSION
+
+from .pool import IN_HAND, OnResult
+from .results import MatchResult, aborted, decode_result, encode_result
+from .store import Store
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+OVERHEAD = 0.05
+"""The most the scheduler's cost per task may be of the work in it."""
+MAX_BATCH = 1000
+PROBES = 7
+"""Empty tasks timed to learn the scheduler's cost per task (the median counts)."""
+WAIT_FOR_WORKERS = 60.0
+"""Seconds to wait for a running cluster's first worker."""
+
+
+def parse_cluster(text: str) -> str:
+    """``tcp://HOST:PORT`` or ``local:N``, checked; a ``ValueError`` says what is wrong."""
+    text = text.strip()
+    kind, _, rest = text.partition(":")
+    if kind == "local":
+        if not rest.isdigit() or int(rest) < 1:
+            raise ValueError(f"{text!r}: write local:N with N worker processes, e.g. local:2")
+        return text
+    if "://" in text and text.split("://", 1)[1]:
+        return text
+    raise ValueError(f"{text!r}: write the scheduler's address (tcp://HOST:8786) or local:N")
+
+
+def batch_size(task_cost: float, match_cost: float, left: int, workers: int) -> int:
+    """Fixtures per task: enough that ``task_cost`` is under ``OVERHEAD`` of the work,
+    few enough that every worker still gets ``IN_HAND`` batches of what is left."""
+    wanted = math.ceil(task_cost / (OVERHEAD * max(match_cost, 1e-6)))
+    share = math.ceil(left / (workers * IN_HAND)) if left > 0 else 1
+    return max(1, min(wanted, share, MAX_BATCH))
+
+
+@dataclass
+class _Batch:
+    start: int
+    """Its first fixture's position in the run's list."""
+    fixtures: list[int]
+
+
+class ClusterWorkers:
+    """Plays fixtures on a Dask cluster, handing each result on as ``Workers`` does."""
+
+    def __init__(
+        self, address: str, definition: bytes, store: Store | None, on_result: OnResult
+    ) -> None:
+        self.address = parse_cluster(address)
+        self._definition = definition
+        self._store = store
+        self._on_result = on_result
+        self._stopping = False
+        self.workers = 0
+        self.task_cost: float | None = None
+        """Seconds the scheduler takes per task (an empty task's round trip)."""
+        self.match_cost: float | None = None
+        """Seconds a match takes on a worker, from the batches played so far."""
+        self.batches = 0
+        self.ready_at: float | None = None
+        """Loop time when the workers were checked and ready (for benchmarks)."""
+
+    def wind_down(self) -> None:
+        """Start nothing more: ``run`` returns once the batches being played are done."""
+        self._stopping = True
+
+    async def run(self, fixtures: Sequence[int]) -> None:
+        """Play ``fixtures``; returns when each has a result."""
+        if not fixtures:
+            return
+        from distributed import Client, LocalCluster
+
+        async with contextlib.AsyncExitStack() as stack:
+            address = self.address
+            wanted = 1
+            if address.startswith("local:"):
+                wanted = int(address.partition(":")[2])
+                cluster = await stack.enter_async_context(
+                    LocalCluster(
+                        n_workers=wanted,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        asynchronous=True,
+                    )
+                )
+                address = cluster.scheduler_address
+            try:
+                client = await stack.enter_async_context(
+                    Client(address, asynchronous=True, timeout=WAIT_FOR_WORKERS)
+                )
+            except OSError as e:
+                raise RuntimeError(f"no Dask scheduler at {address}: {e}") from None
+            await client.wait_for_workers(wanted, timeout=WAIT_FOR_WORKERS)
+            await self._check(client)
+            await self._play(client, list(fixtures))
+
+    async def _check(self, client: Client) -> None:
+        """Every worker has what the tournament needs, or the run stops here."""
+        from .cluster_worker import check_worker
+
+        answers: dict[str, list[str]] = await client.run(check_worker, self._definition, VERSION)
+        self.workers = len(answers)
+        for worker, problems in sorted(answers.items()):
+            if problems:
+                raise RuntimeError(f"worker {worker}: {problems[0]}")
+
+    async def _play(self, client: Client, fixtures: list[int]) -> None:
+        from distributed import KilledWorker, as_completed
+
+        from .cluster_worker import LineupPlugin, nothing, play_batch
+
+        loop = asyncio.get_running_loop()
+        name = f"leastscore-{secrets.token_hex(4)}"
+        await client.register_plugin(LineupPlugin(self._definition, name), name=name)
+        try:
+            self.task_cost = await self._task_cost(client, nothing)
+            self.ready_at = loop.time()
+            keep_logs = self._store is not None
+            done: dict[int, tuple[bytes, bytes | None]] = {}
+            """Results by position, waiting for those before them."""
+            sent = 0
+            emitted = 0
+            match_seconds = 0.0
+            matches = 0
+            running: dict[Future[Any], _Batch] = {}
+            flow = as_completed()
+
+            def submit(batch: _Batch) -> None:
+                future = client.submit(
+                    play_batch, name, batch.fixtures, keep_logs, pure=False, retries=0
+                )
+                running[future] = batch
+                flow.add(future)
+                self.batches += 1
+
+            def deal() -> None:
+                nonlocal sent
+                while (
+                    not self._stopping
+                    and sent < len(fixtures)
+                    and len(running) < IN_HAND * max(1, self.workers)
+                ):
+                    if self.match_cost is None:
+                        size = 1  # the first batches measure a match
+                    else:
+                        size = batch_size(
+                            self.task_cost or 0.0,
+                            self.match_cost,
+                            len(fixtures) - sent,
+                            max(1, self.workers),
+                        )
+                    submit(_Batch(sent, fixtures[sent : sent + size]))
+                    sent += size
+
+            deal()
+            while running:
+                future = await flow.__anext__()
+                batch = running.pop(future)
+                try:
+                    lines, logs, seconds = await future
+                except KilledWorker:
+                    if len(batch.fixtures) > 1:  # find the fixture that kills its workers
+                        for offset, index in enumerate(batch.fixtures):
+                            submit(_Batch(batch.start + offset, [index]))
+                        continue
+                    why = "it ended every worker process it was played in"
+                    result = aborted(batch.fixtures[0], why)
+                    lines, logs, seconds = [encode_result(result)], [None], 0.0
+                except Exception as e:
+                    raise RuntimeError(
+                        f"a batch of fixtures failed on the cluster: {type(e).__name__}: {e}"
+                    ) from None
+                matches += len(lines)
+                match_seconds += seconds
+                self.match_cost = match_seconds / matches
+                for offset, (line, log) in enumerate(zip(lines, logs, strict=True)):
+                    done[batch.start + offset] = (line, log)
+                if self._stopping:
+                    emit = sorted(done)  # what is left of the order no longer matters
+                else:
+                    emit = []
+                    while emitted + len(emit) in done:
+                        emit.append(emitted + len(emit))
+                emitted += len(emit)
+                for position in emit:
+                    line, log = done.pop(position)
+                    self._record(line, log)
+                deal()
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.unregister_worker_plugin(name), 30)
+
+    async def _task_cost(self, client: Client, nothing: Any) -> float:
+        times = []
+        for _ in range(PROBES):
+            started = time.perf_counter()
+            await client.submit(nothing, pure=False)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    def _record(self, line: bytes, log: bytes | None) -> None:
+        result: MatchResult = decode_result(line)
+        if log is not None and self._store is not None:
+            self._store.put_log(result.fixture, log)
+        self._on_result(line, result)

@@ -1,0 +1,146 @@
+"""What a Dask worker runs for a tournament: one lineup per worker, fixtures in batches.
+
+Imported only on the cluster's side of things (it needs ``distributed``). The
+runner registers a ``LineupPlugin`` with the scheduler; every worker, those
+that join later included, gets its own copy and builds from the tournament's
+definition the same lineup a local worker process builds: built-in and Python
+bots made afresh for each match, each ``cmd:`` program started once and kept
+alive across the worker's matches, under the same start-up time, move time and
+fault policy. The plugin's own event loop runs in a thread of its own, so the
+programs live between tasks; Dask's task thread only waits for each batch.
+
+A batch sends back each match's result line and, when the runner stores the
+tournament, its log: workers need no shared disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from distributed import WorkerPlugin, get_worker
+from leastscore.game import Event, write_log
+
+from leastscore.about import VERSION
+
+from . import config as configs
+from .config import TournamentConfig
+from .entrants import Entrant, load_bot_class
+from .lineup import Lineup
+from .play import loop_factory, play_safely
+from .results import encode_result
+from .store import Store
+
+CLOSE_TIME = 10.0
+"""Seconds a worker's programs have to close when the tournament is over."""
+
+Batch = tuple[list[bytes], list[bytes | None], float]
+"""Result lines, logs (``None`` when not kept) and the seconds the batch took."""
+
+
+class _Logs(Store):
+    """A store that keeps match logs in memory, to be sent back with the results."""
+
+    def __init__(self) -> None:
+        self.logs: dict[int, bytes] = {}
+
+    def write_log(self, fixture: int, events: Any) -> None:
+        buffer = io.BytesIO()
+        write_log(list[Event](events), buffer)
+        self.logs[fixture] = buffer.getvalue()
+
+
+class LineupPlugin(WorkerPlugin):
+    """One tournament's lineup on one worker, alive from registration to removal."""
+
+    def __init__(self, definition: bytes, name: str) -> None:
+        self.definition = definition
+        self.name = name
+
+    def setup(self, worker: Any) -> None:
+        self.config: TournamentConfig = configs.load(self.definition)
+        self.schedule = self.config.schedule()
+        factory = loop_factory()
+        self.loop = factory() if factory is not None else asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name=f"{self.name}-loop", daemon=True
+        )
+        self.thread.start()
+        stderr_dir = Path(worker.local_directory, "leastscore-programs", self.name)
+        self.lineup = Lineup(self.config, stderr_dir=stderr_dir)
+
+    def teardown(self, worker: Any) -> None:
+        try:
+            closing = asyncio.run_coroutine_threadsafe(self.lineup.close(), self.loop)
+            closing.result(CLOSE_TIME)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(CLOSE_TIME)
+
+    def play(self, fixtures: Sequence[int], keep_logs: bool) -> Batch:
+        return asyncio.run_coroutine_threadsafe(self._play(fixtures, keep_logs), self.loop).result()
+
+    async def _play(self, fixtures: Sequence[int], keep_logs: bool) -> Batch:
+        started = time.perf_counter()
+        logs = _Logs() if keep_logs else None
+        lines: list[bytes] = []
+        for index in fixtures:
+            result = await play_safely(self.schedule[index], self.config, self.lineup, logs)
+            lines.append(encode_result(result))
+        kept = [logs.logs.get(i) if logs is not None else None for i in fixtures]
+        return lines, kept, time.perf_counter() - started
+
+
+def play_batch(plugin: str, fixtures: list[int], keep_logs: bool) -> Batch:
+    """A Dask task: play ``fixtures`` with this worker's lineup for the tournament."""
+    lineup = get_worker().plugins[plugin]
+    assert isinstance(lineup, LineupPlugin)
+    return lineup.play(fixtures, keep_logs)
+
+
+def nothing() -> None:
+    """A task that does nothing: its round trip is the scheduler's cost per task."""
+
+
+def check_worker(definition: bytes, version: str) -> list[str]:
+    """What this worker lacks to play the tournament: one line each, none when ready."""
+    config = configs.load(definition)
+    problems: list[str] = []
+    if version != VERSION:
+        problems.append(f"leastscore {VERSION} is installed here, the runner has {version}")
+    for entrant in config.entrants:
+        why = _lacks(entrant)
+        if why is not None:
+            problems.append(f"{entrant.name}: {why}")
+    return problems
+
+
+def _lacks(entrant: Entrant) -> str | None:
+    if entrant.kind in ("builtin", "remote"):
+        return None
+    if not Path(entrant.base).is_dir():
+        return f"no directory {entrant.base}"
+    if entrant.kind == "python":
+        try:
+            load_bot_class(entrant)
+        except ValueError as e:
+            return str(e).removeprefix(f"{entrant.name}: ")
+        return None
+    program = entrant.argv()[0]
+    if os.sep in program:
+        path = Path(entrant.base, program)
+        if not path.is_file():
+            return f"no program {path}"
+        if not os.access(path, os.X_OK):
+            return f"{path} is not executable"
+        return None
+    if shutil.which(program) is None:
+        return f"no program {program!r} on the PATH"
+    return None
