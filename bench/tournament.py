@@ -36,8 +36,9 @@ import click
 from leastscore.bots import Bot, GreedyBot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Play, Played, Rules, View
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Policy, Referee
 from leastscore.seats.seat import Seat
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
@@ -100,16 +101,16 @@ async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
     moves = mine = 0
     for seed in range(matches):
         match = Match(["program", "greedy"], Rules(threshold=100), seed=seed)
-        referee = Referee(
+        driver = MatchDriver(
             match,
             [first, BotSeat(GreedyBot())],
             time_limit=lambda seat: 5.0,
             policy=Policy(retry_illegal=False),
         )
         started = time.perf_counter()
-        await referee.run()
+        await driver.run()
         seconds += time.perf_counter() - started
-        assert all(f.total == 0 for f in referee.faults)
+        assert all(f.total == 0 for f in driver.faults)
         played = [e for e in match.log if type(e) is Played]
         moves += len(played)
         mine += sum(1 for e in played if e.seat == 0)

@@ -359,10 +359,10 @@ def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
     )
 
 
-def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
-    """Printed once when it becomes your turn."""
+def turn_line(tracker: Tracker, look: Look, now: float, verbose: bool = False) -> Text:
+    """Printed once when it becomes your turn (``now`` on the tracker's clock)."""
     out = Text(
-        f"Your turn: {round(tracker.time_left())} s to move.",
+        f"Your turn: {round(tracker.time_left(now))} s to move.",
         style="bold green" if look.color else "",
     )
     total = hand_total(tracker.hand)
@@ -511,8 +511,9 @@ def seating(table: TableInfo, you: int | None, look: Look) -> Text:
 # -- the status line ---------------------------------------------------------------------
 
 
-def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
-    """One line, redrawn every second: whose turn it is and the time left."""
+def status(tracker: Tracker, look: Look, now: float, connected: bool = True) -> str:
+    """One line, redrawn every second: whose turn it is and the time left at ``now``
+    (on the tracker's clock)."""
     dot = look.dot
     if not connected:
         return "Connection lost: reconnecting..."
@@ -524,7 +525,7 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
     if tracker.over:
         return f"Match over{dot}start for another (the creator starts), leave, quit"
     names = names_of(tracker)
-    left = f"{round(tracker.time_left())} s"
+    left = f"{round(tracker.time_left(now))} s"
     where = f"Round {tracker.round}{dot}deck {tracker.deck_size}"
     if tracker.my_turn:
         extra = f"{dot}you may declare" if tracker.can_declare else ""
