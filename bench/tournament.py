@@ -17,6 +17,10 @@
    each way). Measured twice: with this process and the program on one core,
    as a tournament's workers run their programs (``--affinity``, the default
    on Linux), and free to run anywhere. Target: <= 50 us more per move.
+3. The same fixtures as 1, played one after the other in this process (no
+   pool): matches per CPU second, best of ``--runs``. This is the cost of the
+   bots, the engine and the match driver around them, without the workers'
+   start-up or the pipes, and the figure to watch when the driver changes.
 
 Last line: one JSON object.
 """
@@ -42,7 +46,8 @@ from leastscore.seats.program import ProgramSeat
 from leastscore.seats.seat import Seat
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
-from leastscore.tournament.play import loop_factory
+from leastscore.tournament.lineup import Lineup
+from leastscore.tournament.play import loop_factory, play
 from leastscore.tournament.pool import worker_cores
 from leastscore.tournament.runner import Runner
 
@@ -77,6 +82,35 @@ def matches_per_second(workers: int, deals: int) -> dict[str, float]:
         "steady_per_s": round(len(steady) / (end - ready), 2),
         "runner_cpu_ms_per_match": round(1000 * runner_cpu / total, 2),
         "worker_cpu_ms_per_match": round(1000 * workers_cpu / total, 2),
+    }
+
+
+def in_process(deals: int, runs: int) -> dict[str, float]:
+    """Matches per CPU second of the fixtures of ``matches_per_second`` played in
+    this process, one at a time, through ``tournament.play`` (best of ``runs``)."""
+    entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
+    config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
+    fixtures = list(config.schedule())
+
+    async def run() -> float:
+        lineup = Lineup(config)
+        best = float("inf")
+        try:
+            for _ in range(runs):
+                began = time.process_time()
+                for fixture in fixtures:
+                    await play(fixture, config, lineup)
+                best = min(best, time.process_time() - began)
+        finally:
+            await lineup.close()
+        return best
+
+    with asyncio.Runner(loop_factory=loop_factory()) as loop:
+        cpu = loop.run(run())
+    return {
+        "matches": len(fixtures),
+        "cpu_ms_per_match": round(1000 * cpu / len(fixtures), 2),
+        "per_cpu_s": round(len(fixtures) / cpu, 2),
     }
 
 
@@ -191,6 +225,11 @@ def main(deals: int, runs: int, stdio_matches: int) -> None:
         f"{two['worker_cpu_ms_per_match']} ms (2), their start-up included; the runner "
         f"{one['runner_cpu_ms_per_match']} and {two['runner_cpu_ms_per_match']} ms"
     )
+    here = in_process(deals, runs)
+    click.echo(
+        f"in this process: {here['per_cpu_s']} matches per CPU second "
+        f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches)"
+    )
     cores = worker_cores(1)
     cost = stdio_cost(stdio_matches, core=cores[0] if cores else None)
     free = stdio_cost(stdio_matches) if cores else cost
@@ -207,6 +246,7 @@ def main(deals: int, runs: int, stdio_matches: int) -> None:
         "workers_2": two,
         "speedup": round(ratio, 2),
         "speedup_target": 1.8,
+        "in_process": here,
         "stdio": cost,
         "stdio_any_core": free,
         "stdio_target_us": 50,

@@ -9,6 +9,7 @@ rule about deadlines and faults is in ``seats.core``.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -203,7 +204,11 @@ class MatchDriver:
                 return
             self._do(self.core.moved(index, move, loop.time()))
             return
-        waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
+        try:
+            waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
+        except SeatFailed:
+            self._do(self.core.failed(index, self._time()))
+            return
         self._waiting, self._waiting_for = waiting, ask
         waiting.add_done_callback(self._answered)
         self._arm(ask.deadline)
@@ -238,6 +243,8 @@ class MatchDriver:
         need no timer of their own. When it goes off before the deadline of
         the move now awaited, it is set again for that deadline.
         """
+        if deadline == math.inf:
+            return  # no time limit (the demo, the ladder)
         if self._timer is None or self._timer_at > deadline:
             if self._timer is not None:
                 self._timer.cancel()

@@ -118,17 +118,19 @@ async def test_too_many_faults_forfeit_the_match():
 
 async def test_a_seat_can_be_handed_over_while_it_is_asked():
     match = Match(2, Rules(threshold=20), seed=5)
+    asked = asyncio.Event()
 
     class Waiter(Bot):
         async def choose(self, view: View) -> Move:  # type: ignore[override]
-            await asyncio.sleep(3600)
+            asked.set()
+            await asyncio.get_running_loop().create_future()  # never answers
             raise AssertionError
 
-    ref = MatchDriver(match, bots(Waiter(), GreedyBot()), time_limit=lambda s: 30)
+    waiter = BotSeat(Waiter())
+    ref = MatchDriver(match, [waiter, BotSeat(GreedyBot())], time_limit=lambda s: 30)
     task = asyncio.ensure_future(ref.run())
-    await asyncio.sleep(0.1)
-    if match.to_move != 0:
-        await asyncio.sleep(0.1)
+    await asyncio.wait_for(asked.wait(), 30)
+    assert ref.seats[0] is waiter and ref.deadline is not None
     ref.replace(0, BotSeat(GreedyBot()))
     await asyncio.wait_for(task, 30)
     assert match.over and ref.faults[0].total == 0
