@@ -5,16 +5,21 @@
 
 Duplicate deals: every deal seed is played once per seat, with the candidate in
 that seat and the opponent in all the others, so each seat and each deal
-counts the same for everyone. Every match gets freshly built bots, fed the
-events their seat sees, choosing from views the engine builds: no bot sees a
-hidden card. A win is finishing first; a first place shared by k players
-counts 1/k. Intervals are Wilson's 95 % (matches are counted as independent,
-which the duplicate format makes slightly conservative). Move times are wall
-clock per ``choose`` call. Last line: one JSON object.
+counts the same for everyone; the cards come from the tournaments' duplicate
+deck, so round k is dealt the same at every seat of a deal, whatever a
+reshuffle did before it. Matches are played as tournaments play them, through
+the match driver and in-process bot seats: every match gets freshly built bots,
+fed the events their seat sees, choosing from views the engine builds (no bot
+sees a hidden card); a move has no time limit, and any fault stops the run. A
+win is finishing first; a first place shared by k players counts 1/k.
+Intervals are Wilson's 95 % (matches are counted as independent, which the
+duplicate format makes slightly conservative). Move times are wall clock per
+``choose`` call. Last line: one JSON object.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import multiprocessing
@@ -27,8 +32,12 @@ from dataclasses import dataclass, field
 
 import click
 from leastscore.bots import Bot, make_bot
-from leastscore.bots.view import DealMemory
-from leastscore.game import Match, Rules
+from leastscore.bots.seat import BotSeat
+from leastscore.game import Match, Move, Rules, View
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
+from leastscore.tournament.deals import DuplicateDeck
+from leastscore.tournament.play import loop_factory
 
 LADDER = (
     ("greedy", "random"),
@@ -57,50 +66,62 @@ class Tally:
             self.times.setdefault(name, array("q")).extend(t)
 
 
-def play_match(
+class TimedSeat(BotSeat):
+    """A built-in bot's seat that times each of its moves (ns, wall clock), the
+    ``BotView`` the seat builds for it included."""
+
+    def __init__(self, bot: Bot, name: str, times: array[int]) -> None:
+        super().__init__(bot, name)
+        self.times = times
+
+    def choose_now(self, view: View, time_limit: float) -> Move:
+        start = time.perf_counter_ns()
+        move = super().choose_now(view, time_limit)
+        self.times.append(time.perf_counter_ns() - start)
+        return move
+
+
+async def play_match(
     levels: Sequence[str], rules: Rules, seed: int, times: dict[str, array[int]]
 ) -> Match:
-    """One match, bot ``levels[i]`` in seat i; appends each move's time (ns) by level."""
-    n = len(levels)
-    match = Match(n, rules, seed)
-    bots: list[Bot] = [make_bot(level, seed * 16 + i) for i, level in enumerate(levels)]
-    listeners = [i for i, bot in enumerate(bots) if type(bot).on_event is not Bot.on_event]
-    deals = [DealMemory() for _ in levels]
-    clocks = [times.setdefault(level, array("q")) for level in levels]
-    events = match.start()
-    clock = time.perf_counter_ns
-    while True:
-        for i in range(n):
-            for event in events:
-                seen = event.seen_by(i)
-                deals[i].on_event(seen)
-                if i in listeners:
-                    bots[i].on_event(seen)
-        if match.over:
-            return match
-        seat = match.to_move
-        view = match.view(seat)
-        start = clock()  # a seat hands its bot a BotView: that is part of the move's time
-        move = bots[seat].choose(deals[seat].view(view))
-        clocks[seat].append(clock() - start)
-        events = match.apply(seat, move)
+    """One match, bot ``levels[i]`` in seat i, dealt from the duplicate deck of ``seed``
+    (its rounds are dealt the same whatever came before); appends each move's time
+    (ns) by level."""
+    match = Match(len(levels), rules, shuffler=DuplicateDeck(seed))
+    seats = [
+        TimedSeat(make_bot(level, seed * 16 + i), level, times.setdefault(level, array("q")))
+        for i, level in enumerate(levels)
+    ]
+    driver = MatchDriver(
+        match, seats, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
+    )
+    await driver.run()
+    faults = sum(f.total for f in driver.faults)
+    if faults:
+        raise RuntimeError(f"{faults} faults in a match of {', '.join(levels)} (seed {seed})")
+    return match
 
 
 def play_deal(task: tuple[str, str, int, Rules, int]) -> Tally:
     """One deal seed with the candidate in each seat in turn."""
     candidate, opponent, seats, rules, seed = task
     tally = Tally()
-    for seat in range(seats):
-        levels = [opponent] * seats
-        levels[seat] = candidate
-        match = play_match(levels, rules, seed, tally.times)
-        firsts = [s.seat for s in match.standings if s.place == 1]
-        mine = next(s.place for s in match.standings if s.seat == seat)
-        tally.matches += 1
-        tally.places += mine
-        if seat in firsts:
-            tally.wins += 1 / len(firsts)
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        for seat in range(seats):
+            levels = [opponent] * seats
+            levels[seat] = candidate
+            match = runner.run(play_match(levels, rules, seed, tally.times))
+            _count(tally, match, seat)
     return tally
+
+
+def _count(tally: Tally, match: Match, seat: int) -> None:
+    firsts = [s.seat for s in match.standings if s.place == 1]
+    mine = next(s.place for s in match.standings if s.seat == seat)
+    tally.matches += 1
+    tally.places += mine
+    if seat in firsts:
+        tally.wins += 1 / len(firsts)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -17,6 +17,10 @@
    each way). Measured twice: with this process and the program on one core,
    as a tournament's workers run their programs (``--affinity``, the default
    on Linux), and free to run anywhere. Target: <= 50 us more per move.
+3. The same fixtures as 1, played one after the other in this process (no
+   pool): matches per CPU second, best of ``--runs``. This is the cost of the
+   bots, the engine and the match driver around them, without the workers'
+   start-up or the pipes, and the figure to watch when the driver changes.
 
 Last line: one JSON object.
 """
@@ -37,13 +41,15 @@ import click
 from leastscore.bots import Bot, GreedyBot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Play, Played, Rules, View
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Policy, Referee
 from leastscore.seats.seat import Seat
 from leastscore.tournament.cluster import ClusterWorkers
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
-from leastscore.tournament.play import loop_factory
+from leastscore.tournament.lineup import Lineup
+from leastscore.tournament.play import loop_factory, play
 from leastscore.tournament.pool import worker_cores
 from leastscore.tournament.runner import Runner
 
@@ -95,6 +101,35 @@ def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> 
     }
 
 
+def in_process(deals: int, runs: int) -> dict[str, float]:
+    """Matches per CPU second of the fixtures of ``matches_per_second`` played in
+    this process, one at a time, through ``tournament.play`` (best of ``runs``)."""
+    entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
+    config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
+    fixtures = list(config.schedule())
+
+    async def run() -> float:
+        lineup = Lineup(config)
+        best = float("inf")
+        try:
+            for _ in range(runs):
+                began = time.process_time()
+                for fixture in fixtures:
+                    await play(fixture, config, lineup)
+                best = min(best, time.process_time() - began)
+        finally:
+            await lineup.close()
+        return best
+
+    with asyncio.Runner(loop_factory=loop_factory()) as loop:
+        cpu = loop.run(run())
+    return {
+        "matches": len(fixtures),
+        "cpu_ms_per_match": round(1000 * cpu / len(fixtures), 2),
+        "per_cpu_s": round(len(fixtures) / cpu, 2),
+    }
+
+
 def _cpu() -> tuple[float, float]:
     """CPU seconds of this process and of its finished children (the workers)."""
     me = resource.getrusage(resource.RUSAGE_SELF)
@@ -116,16 +151,16 @@ async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
     moves = mine = 0
     for seed in range(matches):
         match = Match(["program", "greedy"], Rules(threshold=100), seed=seed)
-        referee = Referee(
+        driver = MatchDriver(
             match,
             [first, BotSeat(GreedyBot())],
             time_limit=lambda seat: 5.0,
             policy=Policy(retry_illegal=False),
         )
         started = time.perf_counter()
-        await referee.run()
+        await driver.run()
         seconds += time.perf_counter() - started
-        assert all(f.total == 0 for f in referee.faults)
+        assert all(f.total == 0 for f in driver.faults)
         played = [e for e in match.log if type(e) is Played]
         moves += len(played)
         mine += sum(1 for e in played if e.seat == 0)
@@ -241,6 +276,11 @@ def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
     dask: dict[str, object] = {}
     if cluster:
         dask = dask_figures(best, two)
+    here = in_process(deals, runs)
+    click.echo(
+        f"in this process: {here['per_cpu_s']} matches per CPU second "
+        f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches)"
+    )
     cores = worker_cores(1)
     cost = stdio_cost(stdio_matches, core=cores[0] if cores else None)
     free = stdio_cost(stdio_matches) if cores else cost
@@ -258,6 +298,7 @@ def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
         "speedup": round(ratio, 2),
         "speedup_target": 1.8,
         **dask,
+        "in_process": here,
         "stdio": cost,
         "stdio_any_core": free,
         "stdio_target_us": 50,

@@ -22,8 +22,9 @@ from typing import Any
 
 from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, View
 from leastscore.game.narrate import ordinal
+from leastscore.seats.core import Faults, Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Faults, Policy, Referee
 from leastscore.seats.seat import Seat, SeatFailed
 
 from . import make_bot
@@ -247,7 +248,7 @@ async def _play_matches(
         names = [s.name for s in seats]
         names[seat] = me if me not in opponents else f"{me} (checked)"
         match = Match(names, Rules(threshold=settings.threshold), seed=seed)
-        referee = Referee(
+        driver = MatchDriver(
             match,
             seats,
             time_limit=lambda _seat: settings.move_time,
@@ -256,12 +257,12 @@ async def _play_matches(
         problems_before = len(program.problems)
         moves_before = timed.moves
         try:
-            await referee.run()
-        except Exception as e:  # a referee error is the check's own failure: say it
+            await driver.run()
+        except Exception as e:  # a driver error is the check's own failure: say it
             report.problems.append(f"match {number} could not be played: {e!r}")
             line(f"FAIL  match {number}: could not be played ({e!r})")
             return
-        result.faults = referee.faults[seat]
+        result.faults = driver.faults[seat]
         result.moves = timed.moves - moves_before
         result.problems = program.problems[problems_before:]
         result.forfeited = any(isinstance(e, Resigned) and e.seat == seat for e in match.log)

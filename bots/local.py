@@ -4,7 +4,7 @@
     assert result.faults.total == 0, result.faults
 
 The bot is driven exactly as a tournament drives in-process entrants: through
-a ``BotSeat`` and the ``Referee``, with the tournament's fault policy.
+a ``BotSeat`` and the ``MatchDriver``, with the tournament's fault policy.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from leastscore.game import Match, Rules
-from leastscore.seats.referee import Faults, Policy, Referee
+from leastscore.seats.core import Faults, Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.seat import Seat
 
 from . import make_bot
@@ -54,14 +55,14 @@ async def play_match_async(
     names = [s.name for s in seats]
     names = [n if names.count(n) == 1 else f"{n} {i}" for i, n in enumerate(names)]
     match = Match(names, Rules(threshold=threshold), seed=seed)
-    referee = Referee(
+    driver = MatchDriver(
         match,
         seats,
         time_limit=lambda _seat: move_time,
         policy=Policy(retry_illegal=False, max_faults=max_faults),
     )
-    await referee.run()
-    return LocalResult(match, seat, referee.faults[seat])
+    await driver.run()
+    return LocalResult(match, seat, driver.faults[seat])
 
 
 def play_match(

@@ -16,6 +16,7 @@ import inspect
 import itertools
 import queue
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, Literal
@@ -224,7 +225,7 @@ class BotRunner:
 
     async def _handle(self, m: msgspec.Struct) -> None:
         try:
-            self.tracker.apply(m)
+            self.tracker.apply(m, time.monotonic())
         except (IndexError, KeyError, TypeError):
             # Events of a match this program did not see begin (it was started, or
             # restarted, mid-match): the ``state`` snapshot with its turn catches it up.

@@ -55,17 +55,32 @@ class BotSeat:
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         pass
 
+    @property
+    def immediate(self) -> bool:
+        """It answers at once (no delay, no thinking elsewhere, a plain ``choose``):
+        the driver asks it with ``choose_now``, with no trip round the event loop."""
+        return not self.delay and self.thinker is None and not self._is_async
+
+    def choose_now(self, view: View, time_limit: float) -> Move:
+        """The bot's move, chosen in this thread now."""
+        try:
+            move: Move = self.bot.choose(self._deal.view(view))
+        except Exception as e:
+            raise SeatFailed(f"{self.name} raised {type(e).__name__}: {e}") from e
+        return move
+
     async def choose(self, view: View, time_limit: float) -> Move:
         if self.delay:
             await asyncio.sleep(min(self.delay, time_limit / 2))
+        if not self._is_async and self.thinker is None:
+            return self.choose_now(view, time_limit)
         view = self._deal.view(view)
         try:
             if self._is_async:
                 move: Move = await self.bot.choose(view)  # type: ignore[misc]
-            elif self.thinker is not None:
-                move = await self._think_elsewhere(self.thinker, view)
             else:
-                move = self.bot.choose(view)
+                assert self.thinker is not None
+                move = await self._think_elsewhere(self.thinker, view)
         except asyncio.CancelledError:
             raise
         except Exception as e:

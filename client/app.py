@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 
 import msgspec
@@ -143,7 +144,7 @@ class Client:
         self.show(Text(screen.safe(line, self.look), style="bold red" if self.look.color else ""))
 
     def status(self) -> str:
-        return screen.status(self.tracker, self.look, self.connected)
+        return screen.status(self.tracker, self.look, time.monotonic(), self.connected)
 
     def prompt(self) -> str:
         return _("your move> ") if self.tracker.my_turn else "> "
@@ -214,7 +215,7 @@ class Client:
     def _show_turn(self) -> None:
         t = self.tracker
         self.show(screen.table_view(t, self.look))
-        self.show(screen.turn_line(t, self.look, verbose=self._turns_shown < 2))
+        self.show(screen.turn_line(t, self.look, time.monotonic(), self._turns_shown < 2))
         self._turns_shown += 1
 
     def _redraw(self, moves: int = 0) -> None:
@@ -222,7 +223,7 @@ class Client:
         if t.in_match and not t.over:
             self.show(screen.table_view(t, self.look, moves=moves))
             if t.my_turn:
-                self.show(screen.turn_line(t, self.look))
+                self.show(screen.turn_line(t, self.look, time.monotonic()))
         elif t.table is not None:
             self._seated = tuple(p.name for p in t.table.players)
             if not self.muted:

@@ -394,10 +394,10 @@ def table_view(tracker: Tracker, look: Look, moves: int = 0) -> RenderableType:
     )
 
 
-def turn_line(tracker: Tracker, look: Look, verbose: bool = False) -> Text:
-    """Printed once when it becomes your turn."""
+def turn_line(tracker: Tracker, look: Look, now: float, verbose: bool = False) -> Text:
+    """Printed once when it becomes your turn (``now`` on the tracker's clock)."""
     out = Text(
-        _("Your turn: {seconds} s to move.").format(seconds=round(tracker.time_left())),
+        _("Your turn: {seconds} s to move.").format(seconds=round(tracker.time_left(now))),
         style="bold green" if look.color else "",
     )
     total = hand_total(tracker.hand)
@@ -555,8 +555,9 @@ def seating(table: TableInfo, you: int | None, look: Look) -> Text:
 # -- the status line ---------------------------------------------------------------------
 
 
-def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
-    """One line, redrawn every second: whose turn it is and the time left."""
+def status(tracker: Tracker, look: Look, now: float, connected: bool = True) -> str:
+    """One line, redrawn every second: whose turn it is and the time left at ``now``
+    (on the tracker's clock)."""
     dot = look.dot
     if not connected:
         return _("Connection lost: reconnecting...")
@@ -574,7 +575,7 @@ def status(tracker: Tracker, look: Look, connected: bool = True) -> str:
             dot=dot
         )
     names = names_of(tracker)
-    left = round(tracker.time_left())
+    left = round(tracker.time_left(now))
     where = _("Round {round}{dot}deck {size}").format(
         round=tracker.round, dot=dot, size=tracker.deck_size
     )

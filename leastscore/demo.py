@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 
 
@@ -15,19 +17,25 @@ import click
 )
 def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str | None) -> None:
     """Watch built-in bots play one match."""
+    import asyncio
+
     from leastscore.bots import make_bot
-    from leastscore.bots.view import BotView
+    from leastscore.bots.seat import BotSeat
     from leastscore.game import Match, Rules, write_log
+    from leastscore.seats.core import Policy
+    from leastscore.seats.driver import MatchDriver
 
     from .replay_cmd import show_match
 
     names = [f"{level.capitalize()} {chr(ord('A') + i)}" for i in range(seats)]
     match = Match(names, Rules(threshold=threshold), seed)
-    players = [make_bot(level, None if seed is None else seed + i) for i in range(seats)]
-    match.start()
-    while not match.over:
-        seat = match.to_move
-        match.apply(seat, players[seat].choose(BotView.of(match.view(seat))))
+    players = [
+        BotSeat(make_bot(level, None if seed is None else seed + i), names[i]) for i in range(seats)
+    ]
+    driver = MatchDriver(
+        match, players, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
+    )
+    asyncio.run(driver.run())
     show_match(match.log)
     if log_path:
         with open(log_path, "wb") as f:

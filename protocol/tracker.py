@@ -1,14 +1,15 @@
 """The table as one client sees it, kept up to date from server messages.
 
-Sans-I/O: feed every message the server sends to ``Tracker.apply``; read the
-state, or ``view()`` for a ``game.View`` a bot can choose from. The terminal
+Sans-I/O: feed every message the server sends to ``Tracker.apply``, with the
+time it arrived; read the state, or ``view()`` for a ``game.View`` a bot can
+choose from, and ``time_left(now)``. It reads no clock: whoever feeds it gives
+the time, from one clock of its choosing (a fake one in tests). The terminal
 client draws from it; bots over TCP or stdio choose from it. A ``state``
 snapshot resets it, so a client that reconnects is whole again.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,7 +63,7 @@ class Tracker:
     to_move: int = -1
     time_ms: int = 0
     turn_received: float = 0.0
-    """``time.monotonic()`` when the current turn was announced."""
+    """When the current turn was announced: the ``now`` given to ``apply``."""
     hand: tuple[Card, ...] = ()
     open: tuple[Card, ...] = ()
     hand_sizes: list[int] = field(default_factory=list)
@@ -88,8 +89,9 @@ class Tracker:
     def my_turn(self) -> bool:
         return self.in_match and not self.over and self.to_move == self.you
 
-    def time_left(self) -> float:
-        return max(0.0, self.time_ms / 1000 - (time.monotonic() - self.turn_received))
+    def time_left(self, now: float) -> float:
+        """Seconds the mover has left at ``now`` (on the clock given to ``apply``)."""
+        return max(0.0, self.time_ms / 1000 - (now - self.turn_received))
 
     def view(self) -> View:
         """The state as a ``game.View``: what a bot chooses from."""
@@ -126,10 +128,17 @@ class Tracker:
 
     # -- updating -------------------------------------------------------------
 
-    def apply(self, message: msgspec.Struct) -> None:
-        handler = _HANDLERS.get(type(message))
-        if handler is not None:
-            handler(self, message)
+    def apply(self, message: msgspec.Struct, now: float = 0.0) -> None:
+        """Take in ``message``, which arrived at ``now`` (only a ``turn`` or a ``state``
+        needs it: the mover's time counts from then)."""
+        if isinstance(message, Turn):
+            self._turn(message, now)
+        elif isinstance(message, State):
+            self._state(message, now)
+        else:
+            handler = _HANDLERS.get(type(message))
+            if handler is not None:
+                handler(self, message)
 
     def _remember(self, message: msgspec.Struct) -> None:
         self.log.append(message)
@@ -148,7 +157,7 @@ class Tracker:
             self.names = tuple(p.name for p in table.players)
         self.connected = [p.connected for p in table.players]
 
-    def _state(self, m: State) -> None:
+    def _state(self, m: State, now: float) -> None:
         self._set_table(m.table)
         self.you = m.you
         s = m.match
@@ -159,7 +168,7 @@ class Tracker:
         self.names = tuple(p.name for p in m.table.players)
         self.rules = Rules.from_dict(m.table.rules)
         self.round, self.turn, self.dealer, self.to_move = s.round, s.turn, s.dealer, s.to_move
-        self.time_ms, self.turn_received = s.time_ms, time.monotonic()
+        self.time_ms, self.turn_received = s.time_ms, now
         self.hand, self.open = _cards(s.hand), _cards(s.open)
         self.hand_sizes, self.scores, self.active = (
             list(s.hand_sizes),
@@ -194,9 +203,9 @@ class Tracker:
         self.history, self.legal, self.can_declare = [], (), False
         self._remember(m)
 
-    def _turn(self, m: Turn) -> None:
+    def _turn(self, m: Turn, now: float) -> None:
         self.to_move, self.round, self.turn = m.seat, m.round, m.turn
-        self.time_ms, self.turn_received = m.time_ms, time.monotonic()
+        self.time_ms, self.turn_received = m.time_ms, now
         self.open = _cards(m.open)
         self.can_draw = m.can_draw
         if m.seat == self.you:
@@ -265,10 +274,8 @@ class Tracker:
 _HANDLERS: dict[type, Callable[[Tracker, Any], None]] = {
     Welcome: Tracker._welcome,
     TableChanged: Tracker._table,
-    State: Tracker._state,
     MatchStarted: Tracker._match_start,
     RoundStarted: Tracker._round_start,
-    Turn: Tracker._turn,
     Played: Tracker._played,
     Reshuffled: Tracker._reshuffled,
     Declared: Tracker._declared,

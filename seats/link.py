@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from collections.abc import Callable
 
 import msgspec
@@ -41,9 +42,9 @@ class ConnectionClosed(Exception):
 class ServerLink:
     """A client's one connection to a server, for people (``leastscore play``) and bots
     (the SDK) alike: the handshake, requests matched to replies by id, a ``Tracker``
-    that keeps the client's picture of its table, and coming back with the token when
-    the connection drops. Not to be confused with the server's own ``Connection``, the
-    server's end of a client."""
+    that keeps the client's picture of its table (fed the ``time.monotonic()`` clock),
+    and coming back with the token when the connection drops. Not to be confused with
+    the server's own ``Connection``, the server's end of a client."""
 
     def __init__(
         self, host: str, port: int, name: str, *, bot: bool = False, client: str = ""
@@ -116,7 +117,7 @@ class ServerLink:
             self._waiting.clear()
 
     def _deliver(self, message: msgspec.Struct) -> None:
-        self.tracker.apply(message)
+        self.tracker.apply(message, time.monotonic())
         msg_id = getattr(message, "id", None)
         future = self._waiting.pop(msg_id, None) if msg_id is not None else None
         if future is not None and not future.done():

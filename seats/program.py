@@ -45,6 +45,7 @@ from leastscore.protocol.messages import (
     Welcome,
 )
 
+from .core import TooLate
 from .seat import MoveSlot, SeatFailed
 
 log = logging.getLogger("leastscore.program")
@@ -360,7 +361,11 @@ class ProgramSeat:
             self.slot.close()
             self._write(Ok(id=self.slot.move_id))
         else:
-            self.problems.append(f"illegal move: {error.reason}")
+            if isinstance(error, TooLate):
+                self.slot.close()
+                self.problems.append("moved when it was not its turn")
+            else:
+                self.problems.append(f"illegal move: {error.reason}")
             self._write(Error(error.code, error.reason, self.slot.move_id))
 
     def _snapshot(self, view: View, time_limit: float) -> State:

@@ -1,8 +1,8 @@
 """The one seat interface: anything that, given a view, returns a move in time.
 
-A table (server) or a match (tournament) drives seats through ``Referee`` and
-never cares what is behind one: a built-in bot in this process, a person or a
-bot on a TCP connection, or an external program on stdio.
+A table (server) or a match (tournament) drives seats through ``MatchDriver``
+and never cares what is behind one: a built-in bot in this process, a person or
+a bot on a TCP connection, or an external program on stdio.
 """
 
 from __future__ import annotations
@@ -31,13 +31,32 @@ class Seat(Protocol):
         """This seat's move (a coroutine or a future); may raise ``SeatFailed``."""
 
     def verdict(self, error: IllegalMove | None) -> None:
-        """The move just chosen was accepted (None) or refused."""
+        """The move just chosen was accepted (None) or refused (``TooLate``: it came
+        after its deadline, and the automatic move was played)."""
+
+
+class AnswersNow(Protocol):
+    """What a seat that can answer at once adds to ``Seat`` (a built-in bot in this
+    process, with no delay and no thinking elsewhere).
+
+    The driver then asks it with ``choose_now`` and judges the move in the same
+    pass: no task, no future, no trip round the event loop per move, which is most
+    of the cost of a tournament match of built-in bots.
+    """
+
+    immediate: bool
+    """True when ``choose_now`` may be called instead of ``choose``; fixed for the
+    seat's life (the driver reads it when the seat is seated)."""
+
+    def choose_now(self, view: View, time_limit: float) -> Move:
+        """The move, chosen now; may raise ``SeatFailed``. It cannot be interrupted:
+        a move that comes after its deadline counts as a timeout."""
 
 
 class MoveSlot:
-    """Where a remote player's move waits until the referee asks for it.
+    """Where a remote player's move waits until the driver asks for it.
 
-    The ``turn`` message goes out before the referee starts waiting, and a
+    The ``turn`` message goes out before the driver starts waiting, and a
     fast client can answer in between; the slot keeps such an early move.
     """
 

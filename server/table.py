@@ -27,7 +27,8 @@ from leastscore.protocol.messages import (
     TableChanged,
     TableInfo,
 )
-from leastscore.seats.referee import Policy, Referee
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.seat import MoveSlot, Seat
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class Table:
         self.slots: list[Slot] = []
         self.spectators: set[Player] = set()
         self.match: Match | None = None
-        self.referee: Referee | None = None
+        self.referee: MatchDriver | None = None
         self.task: asyncio.Task[None] | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
@@ -377,7 +378,7 @@ class Table:
         def time_limit(seat: int) -> float:
             return config.bot_move_time if seat in bots else config.human_move_time
 
-        self.referee = Referee(
+        self.referee = MatchDriver(
             self.match,
             seats,
             time_limit=time_limit,

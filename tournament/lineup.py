@@ -30,8 +30,8 @@ from typing import IO
 from leastscore.bots import Bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Referee
 from leastscore.seats.seat import Seat, SeatFailed
 
 from .config import TournamentConfig
@@ -46,7 +46,7 @@ class Absent:
     def __init__(self, name: str, why: str) -> None:
         self.name = name
         self.why = why
-        self.referee: Referee | None = None
+        self.driver: MatchDriver | None = None
 
     def send(self, events: Sequence[Event]) -> None:
         pass
@@ -55,8 +55,8 @@ class Absent:
         pass
 
     async def choose(self, view: View, time_limit: float) -> Move:
-        assert self.referee is not None and view.seat is not None
-        self.referee.resign(view.seat, self.why)  # cancels this very wait
+        assert self.driver is not None and view.seat is not None
+        self.driver.resign(view.seat, self.why)  # cancels this very wait
         await asyncio.get_running_loop().create_future()
         raise AssertionError("a resigned seat was asked to move")
 
@@ -98,24 +98,32 @@ class GuardedSeat(BotSeat):
         except Exception as e:
             self.broken = f"raised {type(e).__name__} while watching: {e}"
 
-    async def choose(self, view: View, time_limit: float) -> Move:
+    def choose_now(self, view: View, time_limit: float) -> Move:
         if self.broken is not None:
             raise SeatFailed(f"{self.name} {self.broken}")
         if self.interrupt:
             signal.setitimer(signal.ITIMER_REAL, time_limit + OVERRUN_GRACE)
         try:
-            return await super().choose(view, time_limit)
+            return super().choose_now(view, time_limit)
         except SystemExit as e:
             raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
         except (SeatFailed, Overrun) as e:
             if isinstance(e, Overrun) or isinstance(e.__cause__, Overrun):
-                # Too late anyway: the referee sees how long it took, counts a
-                # timeout and plays the automatic move instead of this one.
+                # Too late anyway: the core sees that it came after its deadline,
+                # counts a timeout and plays the automatic move instead of this one.
                 return Declare()
             raise
         finally:
             if self.interrupt:
                 signal.setitimer(signal.ITIMER_REAL, 0)
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        if self.broken is not None:
+            raise SeatFailed(f"{self.name} {self.broken}")
+        try:
+            return await super().choose(view, time_limit)  # a plain bot: ``choose_now``
+        except SystemExit as e:
+            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
 
 
 @dataclass

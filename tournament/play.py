@@ -1,7 +1,7 @@
-"""One fixture played through the referee and summarized as a result.
+"""One fixture played through the match driver and summarized as a result.
 
 The same code runs in the runner's own process and in its workers. The
-referee applies the fault policy (``Policy(retry_illegal=False)``): a timeout,
+match core applies the fault policy (``Policy(retry_illegal=False)``): a timeout,
 an illegal move or a crash gets the automatic move and is counted; more than
 ``max_faults`` of them in one match and the seat forfeits it.
 """
@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 
 from leastscore.game import Match
-from leastscore.seats.referee import Faults, Policy, Referee
+from leastscore.seats.core import Faults, Policy
+from leastscore.seats.driver import MatchDriver
 
 from .config import TournamentConfig
 from .deals import DuplicateDeck
@@ -30,21 +31,21 @@ async def play(
     match = Match(fixture.seats, config.rules, shuffler=DuplicateDeck(fixture.deal_seed))
     seating = await lineup.seat(fixture, match)
     move_time = config.move_time
-    referee = Referee(
+    driver = MatchDriver(
         match,
         seating.seats,
         time_limit=lambda seat: move_time,
         policy=Policy(retry_illegal=False, max_faults=config.max_faults),
     )
     for absent in seating.absent:
-        absent.referee = referee
+        absent.driver = driver
     try:
-        await referee.run()
+        await driver.run()
     finally:
         problems = lineup.finish(seating, match)
     faults = [
         Faults(f.timeouts, f.illegal, f.crashes + before)
-        for f, before in zip(referee.faults, seating.crashes, strict=True)
+        for f, before in zip(driver.faults, seating.crashes, strict=True)
     ]
     if store is not None:
         store.write_log(fixture.index, match.log)

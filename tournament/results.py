@@ -12,7 +12,7 @@ from typing import Literal
 
 import msgspec
 from leastscore.game import Declared, Match, Played
-from leastscore.seats.referee import Faults
+from leastscore.seats.core import Faults
 
 Status = Literal["played", "aborted"]
 

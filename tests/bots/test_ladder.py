@@ -5,6 +5,7 @@ Strength and speed are measured by ``bench.ladder``, not asserted here.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 
@@ -13,11 +14,11 @@ from click.testing import CliRunner
 from leastscore.bots import BUILTIN, Bot, CounterBot, ExpertBot, make_bot
 from leastscore.bots.ladder.shedding import best_group, best_shed, shed_with
 from leastscore.bots.view import DealMemory
-from leastscore.game import Declare, Match, Play, Rules
+from leastscore.game import Declare, Event, Match, Play, Reshuffled, RoundStarted, Rules
 from leastscore.game.groups import hand_info
 
 from bench.ladder import main as ladder_main
-from bench.ladder import play_deal, wilson
+from bench.ladder import play_deal, play_match, wilson
 
 from ..game.helpers import rigged_match
 
@@ -194,3 +195,21 @@ def test_ladder_command_prints_json_last():
     (row,) = last["results"]
     assert row["candidate"] == "counter" and row["matches"] == 2
     assert len(row["ci95"]) == 2
+
+
+def test_the_ladder_deals_each_round_alike_in_every_rotation_even_after_a_reshuffle():
+    # Nobody may declare: long rounds, and a reshuffle in round 1 of one rotation.
+    rules = Rules(threshold=30, declare_limit=0, max_turns=120, max_rounds=3)
+    rotations = [
+        asyncio.run(play_match(levels, rules, 0, {}))
+        for levels in (["counter", "greedy"], ["greedy", "counter"])
+    ]
+    reshuffled = [any(isinstance(e, Reshuffled) for e in _round_one(m.log)) for m in rotations]
+    assert reshuffled == [False, True]
+    decks = [[e.deck for e in m.log if isinstance(e, RoundStarted)] for m in rotations]
+    assert len(decks[0]) == len(decks[1]) == 3 and decks[0] == decks[1]
+
+
+def _round_one(log: list[Event]) -> list[Event]:
+    second = [i for i, e in enumerate(log) if isinstance(e, RoundStarted)][1]
+    return log[:second]

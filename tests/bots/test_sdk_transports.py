@@ -19,9 +19,10 @@ from leastscore.bots.seat import BotSeat
 from leastscore.bots.tcp import TableChoice, play_over_tcp
 from leastscore.game import Declared, Match, Played, Rules
 from leastscore.protocol.messages import AddBot, Create
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.link import ServerLink
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Policy, Referee
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
@@ -73,7 +74,7 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
             seats = [BotSeat(GreedyBot()), BotSeat(GreedyBot())]
             seats.insert(index, seat)  # type: ignore[arg-type]
             match = Match(3, Rules(threshold=25), seed=number)
-            ref = Referee(match, seats, time_limit=lambda s: 10.0, policy=Policy(False, 5))
+            ref = MatchDriver(match, seats, time_limit=lambda s: 10.0, policy=Policy(False, 5))
             await asyncio.wait_for(ref.run(), 60)
             assert match.over and ref.faults[index].total == 0, seat.problems
         assert seat.starts == 1 and seat.problems == []
@@ -87,7 +88,7 @@ async def play_stdio(tmp_path, cls: str, limit: float = 5.0, linger: float = 0.0
     with open(tmp_path / "stderr", "wb") as stderr:
         seat = ProgramSeat(run_command(cls, "--stdio"), cls, stderr=stderr)
         match = Match(2, Rules(threshold=20), seed=3)
-        ref = Referee(
+        ref = MatchDriver(
             match, [seat, BotSeat(GreedyBot())], time_limit=lambda s: limit, policy=Policy(False)
         )
         await asyncio.wait_for(ref.run(), 60)

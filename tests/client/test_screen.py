@@ -110,23 +110,24 @@ def test_a_spectator_sees_no_hand() -> None:
 def test_turn_line_says_time_and_whether_declaring_is_allowed() -> None:
     match = started()
     tracker = tracker_of(match, match.to_move)
-    line = plain(turn_line(tracker, PLAIN, verbose=True))
-    assert re.search(r"Your turn: \d+ s to move", line)
+    line = plain(turn_line(tracker, PLAIN, 4.0, verbose=True))  # 4 s after the snapshot
+    assert "Your turn: 26 s to move" in line
     assert "No declaring on your first turn" in line
     assert "deck" in line and "hint" in line
     tracker.can_declare = True
-    assert "You may declare (your total is" in plain(turn_line(tracker, PLAIN))
+    assert "You may declare (your total is" in plain(turn_line(tracker, PLAIN, 4.0))
 
 
 def test_status_line() -> None:
     match = started()
     mover = match.to_move
-    mine = status(tracker_of(match, mover), PLAIN)
-    assert "YOUR TURN" in mine and re.search(r"\d+ s left", mine)
-    other = status(tracker_of(match, (mover + 1) % 3), PLAIN)
+    mine = status(tracker_of(match, mover), PLAIN, 10.0)
+    assert "YOUR TURN" in mine and "20 s left" in mine
+    assert "0 s left" in status(tracker_of(match, mover), PLAIN, 99.0)
+    other = status(tracker_of(match, (mover + 1) % 3), PLAIN, 0.0)
     assert f"{SEATS[mover]} to move" in other
-    assert status(Tracker(), PLAIN).startswith("Lobby")
-    assert "reconnecting" in status(Tracker(), PLAIN, connected=False)
+    assert status(Tracker(), PLAIN, 0.0).startswith("Lobby")
+    assert "reconnecting" in status(Tracker(), PLAIN, 0.0, connected=False)
 
 
 def test_the_reveal_and_the_standings() -> None:

@@ -26,3 +26,21 @@ def test_the_seat_is_the_one_whose_hand_is_dealt_to_it() -> None:
     for event in events:
         watcher.apply(event.seen_by(None))
     assert watcher.you is None and not watcher.my_turn
+
+
+def test_time_left_counts_from_when_the_turn_arrived_on_the_clock_given() -> None:
+    from leastscore.protocol.convert import match_state
+    from leastscore.protocol.messages import State, TableInfo
+
+    match = Match(2, Rules(threshold=20), seed=4)
+    tracker = Tracker()
+    for event in match.start():
+        tracker.apply(event.seen_by(0), now=100.0)
+    tracker.apply(turn_for(match.view(0), 5000, match.to_move), now=100.0)
+    assert tracker.time_left(100.0) == 5.0
+    assert tracker.time_left(102.5) == 2.5
+    assert tracker.time_left(200.0) == 0.0  # never below nothing
+    table = TableInfo("t1", "t", 2, [], 0, True, False, {})
+    snapshot = State(table=table, you=0, match=match_state(match.view(0), 1500))
+    tracker.apply(snapshot, now=300.0)  # a snapshot restarts the count with its time
+    assert tracker.time_left(301.0) == 0.5

@@ -10,7 +10,8 @@ import pytest
 from leastscore.bots import make_bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, RoundStarted, Rules
-from leastscore.seats.referee import Policy, Referee
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.tournament.deals import DuplicateDeck, deal_seed
 from leastscore.tournament.schedule import Schedule
 
@@ -106,8 +107,8 @@ def test_bad_schedules_are_refused(names, seats, deals, gauntlet, message):
 def _play(fixture_seats: tuple[str, ...], seed: int) -> Match:
     match = Match(fixture_seats, Rules(threshold=60), shuffler=DuplicateDeck(seed))
     seats = [BotSeat(make_bot("greedy" if "g" in n else "random", 1), n) for n in fixture_seats]
-    referee = Referee(match, seats, time_limit=lambda s: 5.0, policy=Policy(retry_illegal=False))
-    asyncio.run(referee.run())
+    driver = MatchDriver(match, seats, time_limit=lambda s: 5.0, policy=Policy(retry_illegal=False))
+    asyncio.run(driver.run())
     return match
 
 

@@ -1,4 +1,8 @@
-"""The referee drives every kind of seat and handles every fault the same way."""
+"""The driver runs the match core over every kind of seat, on a real event loop.
+
+The rules about time and faults are tested with a fake clock in ``test_core``;
+these are the asyncio edge: timers, futures, tasks, processes.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,9 @@ from leastscore.bots import GreedyBot, RandomBot
 from leastscore.bots.base import Bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
+from leastscore.seats.core import Policy
+from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.referee import Policy, Referee
 
 PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
 
@@ -21,8 +26,8 @@ def bots(*players: Bot) -> list[BotSeat]:
     return [BotSeat(p) for p in players]
 
 
-async def referee_run(match: Match, seats, limit: float = 1.0, **kw) -> Referee:
-    ref = Referee(match, seats, time_limit=lambda seat: limit, **kw)
+async def referee_run(match: Match, seats, limit: float = 1.0, **kw) -> MatchDriver:
+    ref = MatchDriver(match, seats, time_limit=lambda seat: limit, **kw)
     await asyncio.wait_for(ref.run(), 60)
     return ref
 
@@ -88,7 +93,7 @@ async def test_each_move_has_its_own_deadline():
     assert match.over and all(f.timeouts == 0 for f in ref.faults)
     # A short limit after a long one still cuts the slow seat off in time.
     match2 = Match(2, Rules(threshold=20), seed=3)
-    ref2 = Referee(match2, bots(GreedyBot(), Sleeper()), time_limit=lambda s: (30, 0.2)[s])
+    ref2 = MatchDriver(match2, bots(GreedyBot(), Sleeper()), time_limit=lambda s: (30, 0.2)[s])
     await asyncio.wait_for(ref2.run(), 20)
     assert ref2.faults[1].timeouts == 1
 
@@ -113,17 +118,19 @@ async def test_too_many_faults_forfeit_the_match():
 
 async def test_a_seat_can_be_handed_over_while_it_is_asked():
     match = Match(2, Rules(threshold=20), seed=5)
+    asked = asyncio.Event()
 
     class Waiter(Bot):
         async def choose(self, view: View) -> Move:  # type: ignore[override]
-            await asyncio.sleep(3600)
+            asked.set()
+            await asyncio.get_running_loop().create_future()  # never answers
             raise AssertionError
 
-    ref = Referee(match, bots(Waiter(), GreedyBot()), time_limit=lambda s: 30)
+    waiter = BotSeat(Waiter())
+    ref = MatchDriver(match, [waiter, BotSeat(GreedyBot())], time_limit=lambda s: 30)
     task = asyncio.ensure_future(ref.run())
-    await asyncio.sleep(0.1)
-    if match.to_move != 0:
-        await asyncio.sleep(0.1)
+    await asyncio.wait_for(asked.wait(), 30)
+    assert ref.seats[0] is waiter and ref.deadline is not None
     ref.replace(0, BotSeat(GreedyBot()))
     await asyncio.wait_for(task, 30)
     assert match.over and ref.faults[0].total == 0
@@ -210,3 +217,92 @@ async def test_ready_starts_a_program_between_matches_and_says_if_it_died_unseen
     assert await seat.ready() is True  # died with nobody asking it to move
     assert seat.alive
     await seat.close()
+
+
+class Counting(GreedyBot):
+    pass
+
+
+class CountingSeat(BotSeat):
+    """Counts how it is asked: ``choose_now`` (at once) or ``choose`` (awaited)."""
+
+    def __init__(self) -> None:
+        super().__init__(Counting())
+        self.now = self.awaited = 0
+
+    def choose_now(self, view: View, time_limit: float) -> Move:
+        self.now += 1
+        return super().choose_now(view, time_limit)
+
+    async def choose(self, view: View, time_limit: float) -> Move:
+        self.awaited += 1
+        return await super().choose(view, time_limit)
+
+
+async def test_seats_that_answer_at_once_are_never_awaited_and_the_loop_still_runs(monkeypatch):
+    import leastscore.seats.driver as driver_module
+
+    monkeypatch.setattr(driver_module, "SLICE", -1.0)  # give the loop a turn at every move
+    seats = [CountingSeat(), CountingSeat()]
+    match = Match(2, Rules(threshold=30), seed=2)
+    others = 0
+    stop = False
+
+    async def other_work() -> None:
+        nonlocal others
+        while not stop:
+            others += 1
+            await asyncio.sleep(0)
+
+    worker = asyncio.ensure_future(other_work())
+    ref = await referee_run(match, seats)
+    stop = True
+    await worker
+    moves = sum(1 for e in match.log if isinstance(e, Played))
+    assert match.over and all(f.total == 0 for f in ref.faults)
+    assert sum(s.now for s in seats) >= moves and all(s.awaited == 0 for s in seats)
+    assert others >= moves // 2  # the match gave way to other work as it went
+
+
+class Remote:
+    """A seat that answers only when told to, like a player over TCP."""
+
+    def __init__(self, name: str) -> None:
+        from leastscore.seats.seat import MoveSlot
+
+        self.name = name
+        self.slot = MoveSlot()
+        self.asked = asyncio.Event()
+        self.verdicts: list[object] = []
+
+    def send(self, events) -> None:
+        pass
+
+    def send_turn(self, mover, time_limit, view) -> None:
+        pass
+
+    def choose(self, view: View, time_limit: float):
+        self.asked.set()
+        return self.slot.take()
+
+    def verdict(self, error) -> None:
+        self.verdicts.append(error)
+
+
+async def test_the_match_ends_while_the_mover_is_asked_and_nothing_more_is_asked():
+    seats = [Remote(f"p{i}") for i in range(3)]
+    match = Match(3, Rules(threshold=30), seed=1)
+    ref = MatchDriver(match, seats, time_limit=lambda s: 30)
+    task = asyncio.ensure_future(ref.run())
+    await asyncio.sleep(0)  # the deal: the first mover is asked at once
+    mover = match.to_move
+    assert seats[mover].asked.is_set()
+    waiting = ref._waiting
+    assert waiting is not None and not waiting.done()
+    for seat in range(3):
+        if seat != mover:
+            ref.resign(seat, "left")
+    await asyncio.wait_for(task, 10)  # over at once: the mover's time does not run out first
+    assert match.over and match.standings[0].seat == mover
+    assert waiting.cancelled() and ref.deadline is None
+    assert seats[mover].verdicts == []

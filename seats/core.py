@@ -1,0 +1,300 @@
+"""The referee's judgement as a state machine: given the time and what happened,
+it says what to do. No asyncio, no futures, no timers, no seats.
+
+``MatchCore`` owns a ``Match`` and decides everything about how it is played:
+whom to ask for a move and by when, what a timeout, a refused move, a crash or
+a late answer costs (the automatic move, a fault, a retry), when faults add up
+to a forfeit, what a seat handed to another player or a resignation from
+outside changes, and that nothing more is asked once the match is over. The
+caller (``seats.driver.MatchDriver`` for live play, a test with plain numbers
+for a clock) feeds it inputs and carries out the ``Action``\\ s they return, in
+order.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from leastscore.game import Event, IllegalMove, Match, Move, NotYourTurn, View
+
+
+@dataclass
+class Faults:
+    timeouts: int = 0
+    illegal: int = 0
+    crashes: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.timeouts + self.illegal + self.crashes
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How a table treats its players' mistakes."""
+
+    retry_illegal: bool = True
+    """True: an illegal move is refused and the player tries again until the deadline
+    (people, and bots on the server). False: it is replaced by the automatic move
+    and counted (tournaments)."""
+    max_faults: int | None = None
+    """Faults (timeouts, illegal moves, crashes) after which a seat forfeits the match."""
+
+
+class TooLate(NotYourTurn):
+    """The answer came after its deadline: the automatic move was played instead."""
+
+    def __init__(self) -> None:
+        super().__init__("the time for that move ran out: the automatic move was played")
+
+
+# -- what to do --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tell:
+    """Send new events: seat ``i`` gets ``copies[k][i]`` of event ``k``, a spectator
+    ``copies[k][-1]`` (cut by ``Event.seen_by_all``: no copy shows a card its receiver
+    may not see); ``events`` are the full ones, for the record."""
+
+    events: list[Event]
+    copies: list[list[Event]]
+
+    def for_seat(self, seat: int) -> list[Event]:
+        return [c[seat] for c in self.copies]
+
+    def for_spectators(self) -> list[Event]:
+        return [c[-1] for c in self.copies]
+
+
+@dataclass(frozen=True, slots=True)
+class Announce:
+    """Tell everyone whose turn it is, and how long it has (``view`` is the mover's)."""
+
+    mover: int
+    time_limit: float
+    view: View
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Ask:
+    """Ask ``seat`` for a move from ``view``; it has ``time_limit`` seconds, until
+    ``deadline``. Each ask is a new object: an answer belongs to the ask it answers."""
+
+    seat: int
+    view: View
+    time_limit: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Stop waiting for the answer to ``ask``: it will be ignored if it comes."""
+
+    ask: Ask
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Tell ``seat`` its move was accepted (``error`` None) or refused, and why."""
+
+    seat: int
+    error: IllegalMove | None
+
+
+@dataclass(frozen=True, slots=True)
+class Over:
+    """The match is over: nothing more will be asked."""
+
+
+Action = Tell | Announce | Ask | Withdraw | Verdict | Over
+
+
+class Stage(enum.Enum):
+    DEALING = "dealing"
+    """Not started: resignations wait for the deal."""
+    PLAYING = "playing"
+    OVER = "over"
+
+
+# -- the core ------------------------------------------------------------------------------
+
+
+class MatchCore:
+    """The referee of one match, for every kind of seat, on the server and in
+    tournaments alike: timeouts, refusals, crashes and forfeits are decided here and
+    nowhere else.
+
+    It is handed the time with every input instead of reading a clock, and returns
+    what to do instead of doing it, so that every rule about time and faults can be
+    tested with plain numbers, and so that one thin driver can run it over any
+    seats (in this process, over TCP, on stdio). The times it is given only have to
+    come from one clock.
+
+    At most one ask is open at a time: ``asking``. Every input about a move names
+    the seat it comes from; one from a seat that is not being asked changes nothing.
+    """
+
+    def __init__(
+        self,
+        match: Match,
+        *,
+        time_limit: Callable[[int], float],
+        policy: Policy | None = None,
+    ) -> None:
+        self.match = match
+        self.time_limit = time_limit
+        self.policy = policy or Policy()
+        self.faults = [Faults() for _ in range(match.seat_count)]
+        self.stage = Stage.OVER if match.over else Stage.DEALING
+        self.asking: Ask | None = None
+        """The open ask: whom the core waits for, and until when."""
+        self._resigning: list[tuple[int, str]] = []
+        """Resignations that came before the deal, applied right after it."""
+
+    @property
+    def deadline(self) -> float | None:
+        """When the mover's time runs out (on the clock the core is given), if asked."""
+        return self.asking.deadline if self.asking is not None else None
+
+    @property
+    def over(self) -> bool:
+        return self.stage is Stage.OVER
+
+    # -- inputs ----------------------------------------------------------------------
+
+    def start(self, now: float) -> list[Action]:
+        """Deal (unless the match was dealt already) and ask the first mover."""
+        if self.stage is not Stage.DEALING:
+            return []
+        self.stage = Stage.PLAYING
+        match = self.match
+        out: list[Action] = []
+        if not match.started:
+            out.append(self._tell(match.start()))
+        for seat, reason in self._resigning:
+            if not match.over and match.active[seat]:
+                out.append(self._tell(match.resign(seat, reason)))
+        self._resigning.clear()
+        return self._next_turn(out, now)
+
+    def moved(self, seat: int, move: Move, now: float) -> list[Action]:
+        """``seat`` answered its ask with ``move`` at ``now``."""
+        ask = self.asking
+        if ask is None or ask.seat != seat:
+            return []
+        self.asking = None
+        faults = self.faults[seat]
+        if now > ask.deadline:
+            faults.timeouts += 1  # in time or not at all: a late move is never played
+            return self._auto(seat, [Verdict(seat, TooLate())], now)
+        try:
+            events = self.match.apply(seat, move)
+        except IllegalMove as error:
+            faults.illegal += 1
+            out: list[Action] = [Verdict(seat, error)]
+            if self.policy.retry_illegal:
+                return self._ask_again(ask, out, now)
+            return self._auto(seat, out, now)
+        return self._played(seat, events, [Verdict(seat, None)], now)
+
+    def failed(self, seat: int, now: float) -> list[Action]:
+        """``seat`` crashed or went away while it was asked."""
+        ask = self.asking
+        if ask is None or ask.seat != seat:
+            return []
+        self.asking = None
+        self.faults[seat].crashes += 1
+        return self._auto(seat, [], now)
+
+    def time_is(self, now: float) -> list[Action]:
+        """The time is ``now``: the mover's time may have run out."""
+        ask = self.asking
+        if ask is None or now < ask.deadline:
+            return []
+        self.asking = None
+        self.faults[ask.seat].timeouts += 1
+        return self._auto(ask.seat, [Withdraw(ask)], now)
+
+    def replaced(self, seat: int, now: float) -> list[Action]:
+        """``seat`` is now played by someone else (a bot for a vanished person, or the
+        person back): if it was being asked, the newcomer is asked, by the same deadline."""
+        ask = self.asking
+        if ask is None or ask.seat != seat:
+            return []
+        self.asking = None
+        return self._ask_again(ask, [Withdraw(ask)], now)
+
+    def resigned(self, seat: int, reason: str, now: float) -> list[Action]:
+        """Take ``seat`` out of the match now (it left, or it is not there); before the
+        deal, it is taken out right after it."""
+        match = self.match
+        if not 0 <= seat < match.seat_count:
+            return []
+        if self.stage is Stage.DEALING:
+            if all(s != seat for s, _ in self._resigning):
+                self._resigning.append((seat, reason))
+            return []
+        if self.stage is Stage.OVER or not match.active[seat]:
+            return []
+        events = match.resign(seat, reason)
+        out: list[Action] = []
+        ask = self.asking
+        if ask is not None and (ask.seat == seat or match.over):
+            self.asking = None
+            out.append(Withdraw(ask))
+        out.append(self._tell(events))
+        if match.over or self.asking is None:
+            return self._next_turn(out, now)
+        return out  # another seat left: the mover keeps its turn and its time
+
+    # -- what follows --------------------------------------------------------------------
+
+    def _tell(self, events: list[Event]) -> Tell:
+        n = self.match.seat_count
+        return Tell(events, [e.seen_by_all(n) for e in events])
+
+    def _auto(self, seat: int, out: list[Action], now: float) -> list[Action]:
+        match = self.match
+        events = match.apply(seat, match.auto_move(seat), auto=True)
+        return self._played(seat, events, out, now)
+
+    def _played(
+        self, seat: int, events: list[Event], out: list[Action], now: float
+    ) -> list[Action]:
+        out.append(self._tell(events))
+        limit = self.policy.max_faults
+        match = self.match
+        if limit is not None and not match.over and match.active[seat]:
+            count = self.faults[seat].total
+            if count > limit:
+                out.append(self._tell(match.resign(seat, f"forfeit after {count} faults")))
+        return self._next_turn(out, now)
+
+    def _next_turn(self, out: list[Action], now: float) -> list[Action]:
+        match = self.match
+        if match.over:
+            self.stage = Stage.OVER
+            out.append(Over())
+            return out
+        mover = match.to_move
+        limit = self.time_limit(mover)
+        view = match.view(mover)
+        ask = Ask(mover, view, limit, now + limit)
+        self.asking = ask
+        out.append(Announce(mover, limit, view))
+        out.append(ask)
+        return out
+
+    def _ask_again(self, ask: Ask, out: list[Action], now: float) -> list[Action]:
+        """The same seat, the same turn, the same deadline: a timeout if none is left."""
+        remaining = ask.deadline - now
+        if remaining <= 0:
+            self.faults[ask.seat].timeouts += 1
+            return self._auto(ask.seat, out, now)
+        again = Ask(ask.seat, ask.view, remaining, ask.deadline)
+        self.asking = again
+        out.append(again)
+        return out

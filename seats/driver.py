@@ -1,0 +1,274 @@
+"""The one asyncio driver of a match: it carries out what the ``MatchCore`` decides,
+through seats, and feeds the core the seats' answers and the time.
+
+Used by the server's tables, tournaments, ``leastscore demo``, ``bot check``,
+``bots.local`` and the benchmarks alike. It decides nothing about the game: every
+rule about deadlines and faults is in ``seats.core``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import cast
+
+from leastscore.game import Event, Match, Move, View
+
+from .core import Action, Announce, Ask, Faults, MatchCore, Over, Policy, Tell, Verdict, Withdraw
+from .seat import AnswersNow, Seat, SeatFailed
+
+SLICE = 0.01
+"""Seconds of moves answered at once (``Seat.immediate``) after which the event loop
+gets a turn: a match of built-in bots never stalls the other tables or connections."""
+
+ChooseNow = Callable[[View, float], Move]
+
+
+def _same(view: View) -> View:
+    return view
+
+
+def _answers_now(seat: Seat) -> ChooseNow | None:
+    if getattr(seat, "immediate", False):
+        return cast(AnswersNow, seat).choose_now
+    return None
+
+
+class MatchDriver:
+    """Plays one match through its seats by running a ``MatchCore``.
+
+    Why a thin shell around a pure core: the core can then be tested with plain
+    numbers for a clock, and every kind of seat gets the same judgement. The driver
+    only moves things in and out: events and turns out to the seats, moves,
+    failures and the time back into the core. It keeps one timer for the mover's
+    deadline, and none at all for seats that answer at once: a built-in bot in this
+    process (``Seat.immediate``) is asked with ``choose_now`` and its move judged
+    in the same pass, with no task, future or loop round trip per move.
+
+    Actions are carried out in order, from one queue: an input that arrives while
+    actions are being carried out (a seat that resigns as it is told an event, a
+    bot whose answer is ready at once) adds its actions after them.
+    """
+
+    def __init__(
+        self,
+        match: Match,
+        seats: Sequence[Seat],
+        *,
+        time_limit: Callable[[int], float],
+        policy: Policy | None = None,
+        on_events: Callable[[list[Event]], None] | None = None,
+        on_turn: Callable[[int, float, View], None] | None = None,
+    ) -> None:
+        if len(seats) != match.seat_count:
+            raise ValueError(f"{len(seats)} seats for a match of {match.seat_count}")
+        self.match = match
+        self.core = MatchCore(match, time_limit=time_limit, policy=policy)
+        self.seats = list(seats)
+        self._now: list[ChooseNow | None] = [_answers_now(s) for s in seats]
+        self._on_events = on_events
+        self._on_turn = on_turn
+        self._todo: deque[Action] = deque()
+        self._busy = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._done: asyncio.Future[None] | None = None
+        self._stopped = False
+        self._waiting: asyncio.Future[Move] | None = None
+        self._waiting_for: Ask | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        self._slice_end = 0.0
+        self._resumed: Ask | None = None
+        """The ask that waited for the loop's turn (asked when it comes back)."""
+
+    @property
+    def faults(self) -> list[Faults]:
+        return self.core.faults
+
+    @property
+    def deadline(self) -> float | None:
+        """Loop time by which the mover must have moved."""
+        return self.core.deadline
+
+    # -- running ------------------------------------------------------------------------
+
+    async def run(self) -> Match:
+        """Play the match to its end; returns it (its ``log`` is the full record)."""
+        loop = self._loop = asyncio.get_running_loop()
+        done = self._done = loop.create_future()
+        now = loop.time()
+        self._slice_end = now + SLICE
+        try:
+            self._do(self.core.start(now))
+            if self.core.over and not done.done():
+                done.set_result(None)
+            await done
+        finally:
+            self._stop()
+        return self.match
+
+    def _stop(self) -> None:
+        self._stopped = True
+        self._todo.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        waiting = self._waiting
+        self._waiting = self._waiting_for = None
+        if waiting is not None:
+            waiting.cancel()
+
+    def _time(self) -> float:
+        return (self._loop or asyncio.get_running_loop()).time()
+
+    def _do(self, actions: list[Action]) -> None:
+        """Carry out ``actions`` after those already queued."""
+        if not actions or self._stopped:
+            return
+        todo = self._todo
+        todo.extend(actions)
+        if self._busy:
+            return
+        self._busy = True
+        try:
+            while todo:
+                self._perform(todo.popleft())
+        except Exception as e:
+            todo.clear()
+            done = self._done
+            if done is None:
+                raise
+            if not done.done():
+                done.set_exception(e)
+        finally:
+            self._busy = False
+
+    def _perform(self, action: Action) -> None:
+        if type(action) is Tell:
+            self._tell(action)
+        elif type(action) is Announce:
+            self._announce(action)
+        elif type(action) is Ask:
+            self._ask(action)
+        elif type(action) is Verdict:
+            self.seats[action.seat].verdict(action.error)
+        elif type(action) is Withdraw:
+            if self._waiting_for is action.ask:
+                waiting = self._waiting
+                self._waiting = self._waiting_for = None
+                if waiting is not None:
+                    waiting.cancel()
+        elif type(action) is Over:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            done = self._done
+            if done is not None and not done.done():
+                done.set_result(None)
+
+    def _tell(self, tell: Tell) -> None:
+        for i, seat in enumerate(self.seats):
+            seat.send(tell.for_seat(i))
+        if self._on_events is not None:
+            self._on_events(tell.events)
+
+    def _announce(self, turn: Announce) -> None:
+        mover, limit, mover_view = turn.mover, turn.time_limit, turn.view
+        if self._on_turn is not None:
+            self._on_turn(mover, limit, mover_view)
+        view = self.match.view
+        for i, seat in enumerate(self.seats):
+            seat.send_turn(
+                mover, limit, partial(_same, mover_view) if i == mover else partial(view, i)
+            )
+
+    def _ask(self, ask: Ask) -> None:
+        if ask is not self.core.asking:
+            return  # overtaken (a resignation, a replacement) before its turn came
+        index = ask.seat
+        choose_now = self._now[index]
+        if choose_now is not None:
+            loop = self._loop
+            assert loop is not None
+            if self._resumed is not ask and loop.time() > self._slice_end:
+                self._resumed = ask
+                loop.call_soon(self._resume, ask)  # the loop's turn first
+                return
+            try:
+                move = choose_now(ask.view, ask.time_limit)
+            except SeatFailed:
+                self._do(self.core.failed(index, loop.time()))
+                return
+            self._do(self.core.moved(index, move, loop.time()))
+            return
+        try:
+            waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
+        except SeatFailed:
+            self._do(self.core.failed(index, self._time()))
+            return
+        self._waiting, self._waiting_for = waiting, ask
+        waiting.add_done_callback(self._answered)
+        self._arm(ask.deadline)
+
+    def _resume(self, ask: Ask) -> None:
+        self._slice_end = self._time() + SLICE
+        self._do([ask])
+
+    def _answered(self, waiting: asyncio.Future[Move]) -> None:
+        error = None if waiting.cancelled() else waiting.exception()
+        if waiting is not self._waiting:
+            return  # withdrawn: its answer, or its failure, counts for nothing
+        ask = self._waiting_for
+        assert ask is not None
+        self._waiting = self._waiting_for = None
+        now = self._time()
+        self._slice_end = now + SLICE
+        if waiting.cancelled() or isinstance(error, SeatFailed):
+            self._do(self.core.failed(ask.seat, now))
+        elif error is not None:
+            done = self._done
+            if done is not None and not done.done():
+                done.set_exception(error)
+        else:
+            self._do(self.core.moved(ask.seat, waiting.result(), now))
+
+    def _arm(self, deadline: float) -> None:
+        """See that the timer goes off by ``deadline``.
+
+        One timer serves every move: it is left running when a move comes in,
+        and as each move's deadline is later than the last one's, most moves
+        need no timer of their own. When it goes off before the deadline of
+        the move now awaited, it is set again for that deadline.
+        """
+        if deadline == math.inf:
+            return  # no time limit (the demo, the ladder)
+        if self._timer is None or self._timer_at > deadline:
+            if self._timer is not None:
+                self._timer.cancel()
+            assert self._loop is not None
+            self._timer = self._loop.call_at(deadline, self._time_up)
+            self._timer_at = deadline
+
+    def _time_up(self) -> None:
+        self._timer = None
+        self._do(self.core.time_is(self._time()))
+        ask = self._waiting_for
+        if ask is not None and not self._stopped:
+            self._arm(ask.deadline)
+
+    # -- changes from outside -----------------------------------------------------------
+
+    def replace(self, index: int, seat: Seat) -> None:
+        """Hand a seat to another player (a bot for a vanished person, or back)."""
+        self.seats[index] = seat
+        self._now[index] = _answers_now(seat)
+        if not self._stopped:
+            self._do(self.core.replaced(index, self._time()))
+
+    def resign(self, index: int, reason: str) -> None:
+        """Take a seat out of the match now (before the deal: right after it)."""
+        if not self._stopped:
+            self._do(self.core.resigned(index, reason, self._time()))
