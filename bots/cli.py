@@ -155,6 +155,11 @@ def new(name: str, lang: str, parent: Path) -> None:
 )
 @click.option("--startup-time", default=10.0, show_default=True, type=click.FloatRange(min=0.1))
 @click.option("--seed", default=1, show_default=True, type=int)
+@click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every frame, both ways, to this file as JSON lines.",
+)
 def check(
     command: str,
     matches: int,
@@ -165,6 +170,7 @@ def check(
     budget: float,
     startup_time: float,
     seed: int,
+    trace: Path | None,
 ) -> None:
     """Check that the program COMMAND is a bot a tournament can run.
 
@@ -185,6 +191,38 @@ def check(
         seed=seed,
     )
     click.echo(f"Checking {command}")
-    report = run_check(command, settings, progress=click.echo)
+    report = run_check(command, settings, progress=click.echo, trace=trace)
     click.echo(report.summary())
+    if trace is not None:
+        click.echo(f"Every frame is in {trace}")
     sys.exit(0 if report.compliant else 1)
+
+
+@bot.command()
+@click.argument("command")
+@click.option(
+    "--transcript",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A transcript of your own [the one shipped: see `leastscore frame vectors`].",
+)
+@click.option(
+    "--timeout",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds to wait for each answer.",
+)
+def replay(command: str, transcript: Path | None, timeout: float) -> None:
+    """Play the recorded stdio transcript to the program COMMAND and check each answer.
+
+    The same frames every time: a match with house rules, a restart, a state
+    snapshot followed by the turn it must answer once. Exit status 0: every
+    answer was a legal move for its turn, none was missing or extra.
+    """
+    from .replay import run_replay
+
+    report = run_replay(command, transcript, timeout)
+    click.echo(report.text())
+    for problem in report.problems:
+        click.echo(problem, err=True)
+    sys.exit(0 if report.passed else 1)
