@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 from leastscore.protocol.address import parse_address
 
+from .scaffold import LANGUAGES
+
 
 def _levels(values: tuple[str, ...]) -> list[str]:
     """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
@@ -107,7 +109,7 @@ def run(
 
 @bot.command()
 @click.argument("name")
-@click.option("--lang", type=click.Choice(["python", "js"]), default="python", show_default=True)
+@click.option("--lang", type=click.Choice(LANGUAGES), default="python", show_default=True)
 @click.option(
     "--dir",
     "parent",
@@ -125,9 +127,11 @@ def new(name: str, lang: str, parent: Path) -> None:
         raise click.ClickException(str(e)) from None
     click.echo(f"wrote {target}/")
     if lang == "python":
-        click.echo(f"  cd {target} && pytest        # two quick matches")
-    else:
+        click.echo(f"  cd {target} && pytest        # quick matches, the recorded transcript")
+    elif lang == "js":
         click.echo(f"  cd {target} && npm ci && npm test")
+    else:
+        click.echo(f"  cd {target} && make test     # needs libmsgpack-dev and pkg-config")
     click.echo("  then read its README.md")
 
 
