@@ -8,6 +8,7 @@ N-th turn), ``garbage`` (write junk on its N-th turn), ``silent`` (never say
 hello), ``old`` (speak only protocol 99).
 
 With ``PLAYER_PIDS`` set to a directory, it leaves a file named by its pid there.
+It writes its pid on stderr when it starts and at each of its turns.
 """
 
 import os
@@ -40,6 +41,7 @@ def frames():
 
 if os.environ.get("PLAYER_PIDS"):
     open(os.path.join(os.environ["PLAYER_PIDS"], str(os.getpid())), "w").close()
+print(f"pid {os.getpid()}: started", file=sys.stderr, flush=True)
 if mode == "silent":
     time.sleep(60)
 send({"type": "hello", "protocol": [99] if mode == "old" else [1], "name": "raw", "bot": True})
@@ -51,6 +53,7 @@ for message in frames():
     if message["type"] != "turn" or "hand" not in message:
         continue
     turns += 1
+    print(f"pid {os.getpid()}: turn {turns}", file=sys.stderr, flush=True)
     if turns == nth and mode == "crash":
         os._exit(3)
     if turns == nth and mode == "hang":
