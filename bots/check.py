@@ -256,8 +256,7 @@ async def _play_matches(
             BotSeat(make_bot(level, seed + k), level) for k, level in enumerate(opponents)
         ]
         seats.insert(seat, timed)
-        names = [s.name for s in seats]
-        names[seat] = me if me not in opponents else f"{me} (checked)"
+        names = seat_names(opponents, seat, me)
         match = Match(names, Rules(threshold=settings.threshold), seed=seed)
         referee = Referee(
             match,
@@ -290,6 +289,16 @@ async def _play_matches(
         else:
             line(f"PASS  {head}: {result.moves} moves, {place}")
     report.move_times = timed.times
+
+
+def seat_names(opponents: Sequence[str], seat: int, me: str) -> list[str]:
+    """The match's names: the opponents' levels and the program's own name, each at
+    most 32 characters, and the program's told apart from a level of the same name
+    (at most 42 in all, as PROTOCOL.md promises)."""
+    names = [level[:32] for level in opponents]
+    mine = me[:32]
+    names.insert(seat, mine if mine not in names else f"{mine} (checked)")
+    return names
 
 
 def _fault_words(f: Faults) -> str:
