@@ -206,13 +206,16 @@ ls_got ls_get_map(const msgpack_object *map, const char *key, const msgpack_obje
 
 /* -- cards and turns --------------------------------------------------------- */
 
-int ls_card_value(const char *card) {
+int ls_card_rank(const char *card) {
     static const char ranks[] = "A23456789TJQK";
     if (card == NULL || card[0] == '\0' || card[1] == '\0' || strchr("CDHS", card[1]) == NULL)
         return -1;
     const char *r = strchr(ranks, card[0]);
-    if (r == NULL) return -1;
-    int rank = (int)(r - ranks) + 1;
+    return r == NULL ? -1 : (int)(r - ranks) + 1;
+}
+
+int ls_card_value(const char *card) {
+    int rank = ls_card_rank(card);
     return rank > 10 ? 10 : rank;
 }
 

@@ -79,6 +79,7 @@ typedef struct {
 } ls_cards;
 
 int ls_card_value(const char *card); /* Ace 1, 2-9, T J Q K 10; -1 if not a card */
+int ls_card_rank(const char *card);  /* Ace 1, 2-9, T 10, J 11, Q 12, K 13; -1 if not a card */
 int ls_cards_total(const ls_cards *cards);
 /* An array of card strings into *out: LS_OK, or why not. */
 ls_got ls_get_cards(const msgpack_object *map, const char *key, ls_cards *out);
