@@ -4,7 +4,8 @@
 
 MODE: ``good`` (default), ``crash`` (exit on its N-th turn), ``hang`` (never
 answer on its N-th turn), ``illegal`` (answer a card it does not hold on its
-N-th turn), ``garbage`` (write junk on its N-th turn), ``silent`` (never say
+N-th turn), ``garbage`` (write junk on its N-th turn), each N-th turn of a match
+(a copy that plays several matches plants its fault in each), ``silent`` (never say
 hello), ``old`` (speak only protocol 99), ``twice`` (answer a ``state`` snapshot
 and then the ``turn`` it announces too, naming the turn each time).
 
@@ -51,6 +52,8 @@ next_id = 1
 for message in frames():
     if message["type"] == "bye":
         break
+    if message["type"] == "match_start":
+        turns = 0
     if mode == "twice" and message["type"] == "state" and message["match"].get("legal"):
         snapshot = message["match"]
         stamp = {"round": snapshot["round"], "turn": snapshot["turn"]}
