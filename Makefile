@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUBPACKAGES := game protocol seats server client bots tournament
 
-.PHONY: play test lint typecheck unit bench catalogs clean
+.PHONY: play test lint typecheck unit bench catalogs vectors clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The test vectors (protocol/vectors/) are built from the code: rebuild them after
+# changing a message, then read the diff. A test fails while they are out of date.
+vectors: $(STAMP)
+	$(BIN)/python -m leastscore.protocol.vectorgen protocol/vectors
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.engine

@@ -18,10 +18,12 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import cycle, islice
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, View
 from leastscore.game.narrate import ordinal
+from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
@@ -144,8 +146,10 @@ async def check_program(
     *,
     progress: Callable[[str], None] | None = None,
     cwd: str | None = None,
+    trace: IO[bytes] | None = None,
 ) -> CheckReport:
-    """Run the whole check; ``progress`` hears each report line as it is made."""
+    """Run the whole check; ``progress`` hears each report line as it is made; ``trace``
+    gets every frame both ways as JSON lines."""
     settings = settings or CheckSettings()
     shown = command if isinstance(command, str) else " ".join(command)
     report = CheckReport(shown, settings)
@@ -159,9 +163,17 @@ async def check_program(
         stderr_path = os.path.join(tmp, "stderr.txt")
         with open(stderr_path, "wb") as stderr:
             started = False
+            tracer = None if trace is None else FrameTracer(trace)
             program = ProgramSeat(
-                command, "program", startup_time=settings.startup_time, stderr=stderr, cwd=cwd
+                command,
+                "program",
+                startup_time=settings.startup_time,
+                stderr=stderr,
+                cwd=cwd,
+                trace=None if tracer is None else tracer.frame,
             )
+            if tracer is not None:
+                tracer.program = program
             try:
                 started = await _handshake(program, report, line)
                 if started:
@@ -245,8 +257,7 @@ async def _play_matches(
             BotSeat(make_bot(level, seed + k), level) for k, level in enumerate(opponents)
         ]
         seats.insert(seat, timed)
-        names = [s.name for s in seats]
-        names[seat] = me if me not in opponents else f"{me} (checked)"
+        names = seat_names(opponents, seat, me)
         match = Match(names, Rules(threshold=settings.threshold), seed=seed)
         driver = MatchDriver(
             match,
@@ -279,6 +290,16 @@ async def _play_matches(
         else:
             line(f"PASS  {head}: {result.moves} moves, {place}")
     report.move_times = timed.times
+
+
+def seat_names(opponents: Sequence[str], seat: int, me: str) -> list[str]:
+    """The match's names: the opponents' levels and the program's own name, each at
+    most 32 characters, and the program's told apart from a level of the same name
+    (at most 42 in all, as PROTOCOL.md promises)."""
+    names = [level[:32] for level in opponents]
+    mine = me[:32]
+    names.insert(seat, mine if mine not in names else f"{mine} (checked)")
+    return names
 
 
 def _fault_words(f: Faults) -> str:
@@ -389,14 +410,33 @@ def _tail(path: str, lines: int = 12) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
-def run_check(
-    command: str, settings: CheckSettings, progress: Callable[[str], None] | None = None
-) -> CheckReport:
-    async def check() -> CheckReport:
-        asyncio.get_running_loop().set_exception_handler(_quiet_about_seat_failures)
-        return await check_program(command, settings, progress=progress)
+class FrameTracer:
+    """Writes each frame between the host and the program as a JSON line."""
 
-    return asyncio.run(check())
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+        self.began = time.monotonic()
+        self.program: ProgramSeat | None = None
+
+    def frame(self, sender: str, body: bytes) -> None:
+        copy = self.program.starts if self.program is not None else 1
+        self.out.write(trace_line(sender, body, time.monotonic() - self.began, copy))
+
+
+def run_check(
+    command: str,
+    settings: CheckSettings,
+    progress: Callable[[str], None] | None = None,
+    trace: Path | None = None,
+) -> CheckReport:
+    async def check(out: IO[bytes] | None) -> CheckReport:
+        asyncio.get_running_loop().set_exception_handler(_quiet_about_seat_failures)
+        return await check_program(command, settings, progress=progress, trace=out)
+
+    if trace is None:
+        return asyncio.run(check(None))
+    with open(trace, "wb") as out:
+        return asyncio.run(check(out))
 
 
 def _quiet_about_seat_failures(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 from leastscore.protocol.address import parse_address
 
+from .scaffold import LANGUAGES
+
 
 def _levels(values: tuple[str, ...]) -> list[str]:
     """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
@@ -107,7 +109,7 @@ def run(
 
 @bot.command()
 @click.argument("name")
-@click.option("--lang", type=click.Choice(["python", "js"]), default="python", show_default=True)
+@click.option("--lang", type=click.Choice(LANGUAGES), default="python", show_default=True)
 @click.option(
     "--dir",
     "parent",
@@ -125,9 +127,11 @@ def new(name: str, lang: str, parent: Path) -> None:
         raise click.ClickException(str(e)) from None
     click.echo(f"wrote {target}/")
     if lang == "python":
-        click.echo(f"  cd {target} && pytest        # two quick matches")
-    else:
+        click.echo(f"  cd {target} && pytest        # quick matches, the recorded transcript")
+    elif lang == "js":
         click.echo(f"  cd {target} && npm ci && npm test")
+    else:
+        click.echo(f"  cd {target} && make test     # needs libmsgpack-dev and pkg-config")
     click.echo("  then read its README.md")
 
 
@@ -155,6 +159,11 @@ def new(name: str, lang: str, parent: Path) -> None:
 )
 @click.option("--startup-time", default=10.0, show_default=True, type=click.FloatRange(min=0.1))
 @click.option("--seed", default=1, show_default=True, type=int)
+@click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every frame, both ways, to this file as JSON lines.",
+)
 def check(
     command: str,
     matches: int,
@@ -165,6 +174,7 @@ def check(
     budget: float,
     startup_time: float,
     seed: int,
+    trace: Path | None,
 ) -> None:
     """Check that the program COMMAND is a bot a tournament can run.
 
@@ -185,6 +195,38 @@ def check(
         seed=seed,
     )
     click.echo(f"Checking {command}")
-    report = run_check(command, settings, progress=click.echo)
+    report = run_check(command, settings, progress=click.echo, trace=trace)
     click.echo(report.summary())
+    if trace is not None:
+        click.echo(f"Every frame is in {trace}")
     sys.exit(0 if report.compliant else 1)
+
+
+@bot.command()
+@click.argument("command")
+@click.option(
+    "--transcript",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A transcript of your own [the one shipped: see `leastscore frame vectors`].",
+)
+@click.option(
+    "--timeout",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds to wait for each answer.",
+)
+def replay(command: str, transcript: Path | None, timeout: float) -> None:
+    """Play the recorded stdio transcript to the program COMMAND and check each answer.
+
+    The same frames every time: a match with house rules, a restart, a state
+    snapshot followed by the turn it must answer once. Exit status 0: every
+    answer was a legal move for its turn, none was missing or extra.
+    """
+    from .replay import run_replay
+
+    report = run_replay(command, transcript, timeout)
+    click.echo(report.text())
+    for problem in report.problems:
+        click.echo(problem, err=True)
+    sys.exit(0 if report.passed else 1)

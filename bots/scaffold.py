@@ -7,8 +7,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-Language = Literal["python", "js"]
-LANGUAGES: tuple[Language, ...] = ("python", "js")
+Language = Literal["python", "js", "c"]
+LANGUAGES: tuple[Language, ...] = ("python", "js", "c")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 RENAMED = {"gitignore": ".gitignore"}
 """Template files whose real names would hide them from packaging."""

@@ -20,6 +20,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": ("leastscore.server.cli:serve", "Run a Least Score server."),
     "servers": ("leastscore.client.cli:servers", "List the servers announced on the LAN."),
+    "frame": (
+        "leastscore.protocol.frame_cmd:frame",
+        "Decode and encode protocol frames; find the test vectors.",
+    ),
     "history": ("leastscore.server.cli:history", "List recorded matches."),
     "bot": ("leastscore.bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
     "tournament": ("leastscore.tournament.cli:tournament", "Play a tournament between bots."),

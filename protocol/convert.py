@@ -7,7 +7,16 @@ from leastscore.game.cards import BY_NAME
 from leastscore.game.groups import group_names
 
 from . import errors
-from .messages import DeclareMove, MatchState, PlayMove, Turn
+from .messages import (
+    DeclareMove,
+    MatchState,
+    PlayMove,
+    SeatInfo,
+    State,
+    TableInfo,
+    Turn,
+    Welcome,
+)
 
 
 def move_from_wire(message: PlayMove | DeclareMove) -> Move:
@@ -117,3 +126,28 @@ def match_state(view: View, time_ms: int, standings: list[Standing] | None = Non
         over=view.over,
         standings=standings,
     )
+
+
+def program_snapshot(view: View, time_ms: int) -> State:
+    """The ``state`` a host sends a program it (re)started over stdio, before its turn.
+
+    Over stdio there is no lobby, so this ``table`` map is the only one the program
+    ever gets: its ``rules`` are the house rules that differ from the standard game.
+    """
+    players = [SeatInfo(i, name, "bot") for i, name in enumerate(view.names)]
+    table = TableInfo(
+        id="stdio",
+        name="match",
+        seats=len(view.names),
+        players=players,
+        spectators=0,
+        playing=True,
+        locked=False,
+        rules=view.rules.changes(),
+    )
+    return State(table=table, you=view.seat, match=match_state(view, time_ms))
+
+
+def program_welcome(version: int, server: str, msg_id: int | None) -> Welcome:
+    """The ``welcome`` a host answers a stdio program's ``hello`` with: no player, no token."""
+    return Welcome(version, server, "stdio", "", False, msg_id)

@@ -29,7 +29,13 @@ from leastscore.protocol import (
     negotiate,
     version_refusal,
 )
-from leastscore.protocol.convert import match_state, move_from_wire, stamp_of, turn_for
+from leastscore.protocol.convert import (
+    move_from_wire,
+    program_snapshot,
+    program_welcome,
+    stamp_of,
+    turn_for,
+)
 from leastscore.protocol.messages import (
     Bye,
     DeclareMove,
@@ -39,10 +45,6 @@ from leastscore.protocol.messages import (
     Ping,
     PlayMove,
     Pong,
-    SeatInfo,
-    State,
-    TableInfo,
-    Welcome,
 )
 
 from .core import TooLate
@@ -72,13 +74,17 @@ class ProgramSeat:
         stderr: IO[bytes] | int | None = asyncio.subprocess.DEVNULL,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
+        trace: Callable[[str, bytes], None] | None = None,
     ) -> None:
+        """``trace`` hears every frame body, both ways: ("host", body) for a frame
+        written to the program, ("program", body) for one it wrote."""
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.name = name or os.path.basename(self.argv[0])
         self.startup_time = startup_time
         self._stderr = stderr
         self._cwd = cwd
         self._env = env
+        self._trace = trace
         self.proc: asyncio.subprocess.Process | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._hello: asyncio.Future[Hello] | None = None
@@ -145,7 +151,7 @@ class ProgramSeat:
             raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}")
         from leastscore.about import VERSION
 
-        self._write(Welcome(self.version, f"leastscore {VERSION}", "stdio", "", False, hello.id))
+        self._write(program_welcome(self.version, f"leastscore {VERSION}", hello.id))
         self._flush()
         self._welcomed = True
 
@@ -179,6 +185,8 @@ class ProgramSeat:
                 self._fail(f"sent an oversized frame ({e})")
                 return
             for body in bodies:
+                if self._trace is not None:
+                    self._trace("program", body)
                 try:
                     self._handle(decode_client(body))
                 except ProtocolError as e:
@@ -233,6 +241,9 @@ class ProgramSeat:
         if not self._outbox:
             return
         data = b"".join(self._outbox)
+        if self._trace is not None and self.alive:
+            for frame in self._outbox:
+                self._trace("host", frame[4:])
         self._drop_outbox()
         proc = self.proc
         if proc is None or proc.stdin is None or not self.alive:
@@ -332,7 +343,7 @@ class ProgramSeat:
             await self.start()
         if self._fresh:
             self._fresh = False
-            self._write(self._snapshot(view, time_limit))
+            self._write(program_snapshot(view, int(time_limit * 1000)))
             self.slot.open((view.round, view.turn))
             self._write(turn_for(view, int(time_limit * 1000), view.to_move))
         taking = self.slot.take()
@@ -367,17 +378,3 @@ class ProgramSeat:
             else:
                 self.problems.append(f"illegal move: {error.reason}")
             self._write(Error(error.code, error.reason, self.slot.move_id))
-
-    def _snapshot(self, view: View, time_limit: float) -> State:
-        players = [SeatInfo(i, name, "bot") for i, name in enumerate(view.names)]
-        table = TableInfo(
-            id="stdio",
-            name="match",
-            seats=len(view.names),
-            players=players,
-            spectators=0,
-            playing=True,
-            locked=False,
-            rules=view.rules.changes(),
-        )
-        return State(table=table, you=view.seat, match=match_state(view, int(time_limit * 1000)))

@@ -67,6 +67,17 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return argv
 
 
+def _quoted_whole(command: str) -> bool:
+    """``"./x -q"``: quotes around the whole command (not ``'./x' '-q'``)."""
+    quote = command[:1]
+    return (
+        quote in ("'", '"')
+        and len(command) >= 2
+        and command[-1] == quote
+        and (quote not in command[1:-1])
+    )
+
+
 def parse_spec(spec: str) -> tuple[Kind, str]:
     """``cmd:"./x -q"`` -> ``("cmd", "./x -q")``; a ``ValueError`` says what is wrong."""
     kind, colon, target = spec.strip().partition(":")
@@ -85,7 +96,7 @@ def parse_spec(spec: str) -> tuple[Kind, str]:
                 "'-' or '_' (or write just 'remote' and the runner makes one)"
             )
         return kind, target
-    if kind == "cmd" and len(target) >= 2 and target[0] == target[-1] and target[0] in "\"'":
+    if kind == "cmd" and _quoted_whole(target):
         target = target[1:-1]
     if not target:
         raise ValueError(f"{spec!r}: nothing after '{kind}:'")

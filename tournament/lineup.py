@@ -145,10 +145,14 @@ class Lineup:
         config: TournamentConfig,
         *,
         stderr_dir: Path | None = None,
+        copy: str = "main",
         hall: Hall | None = None,
         interrupt: bool = False,
     ) -> None:
-        """``interrupt``: cut short Python bots that think far too long (this
+        """``copy`` names this process's copies of the ``cmd:`` programs: each copy
+        writes its stderr to ``stderr_dir/NAME.COPY.stderr``, so that the copies in
+        different workers do not interleave their lines in one file.
+        ``interrupt``: cut short Python bots that think far too long (this
         process's main thread must be free to take ``SIGALRM``)."""
         self.config = config
         self.hall = hall
@@ -156,6 +160,7 @@ class Lineup:
         if interrupt:
             signal.signal(signal.SIGALRM, _overrun)
         self._stderr_dir = stderr_dir
+        self._copy = copy
         self._entrants = {e.name: e for e in config.entrants}
         self._factories: dict[str, Callable[[int], Bot] | str] = {}
         self._programs: dict[str, ProgramSeat] = {}
@@ -268,6 +273,6 @@ class Lineup:
             return asyncio.subprocess.DEVNULL
         self._stderr_dir.mkdir(parents=True, exist_ok=True)
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-        f = open(self._stderr_dir / f"{safe}.stderr", "ab")  # noqa: SIM115 - closed in close()
+        f = open(self._stderr_dir / f"{safe}.{self._copy}.stderr", "ab")  # noqa: SIM115 - closed in close()
         self._files.append(f)
         return f

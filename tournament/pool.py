@@ -45,7 +45,9 @@ READY = b""
 OnResult = Callable[[bytes, MatchResult], None]
 
 
-def _worker(conn: Connection, definition: bytes, out: str | None, core: int | None) -> None:
+def _worker(
+    conn: Connection, definition: bytes, out: str | None, core: int | None, number: int
+) -> None:
     """A worker's whole life: play the fixtures it is sent until told to stop."""
     if core is not None:
         with contextlib.suppress(OSError):
@@ -62,7 +64,8 @@ def _worker(conn: Connection, definition: bytes, out: str | None, core: int | No
     store = Store(out) if out is not None else None
     stderr_dir = Path(out, "programs") if out is not None else None
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        lineup = Lineup(config, stderr_dir=stderr_dir, interrupt=True)
+        copy = f"worker-{number + 1}"
+        lineup = Lineup(config, stderr_dir=stderr_dir, copy=copy, interrupt=True)
         try:
             conn.send_bytes(READY)
             while True:
@@ -143,7 +146,7 @@ class Workers:
         ours, theirs = self._context.Pipe()
         process = self._context.Process(
             target=_worker,
-            args=(theirs, self._definition, self._out, self._core(number)),
+            args=(theirs, self._definition, self._out, self._core(number), number),
             name=f"leastscore-worker-{number}",
             daemon=True,
         )

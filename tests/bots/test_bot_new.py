@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +35,7 @@ def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
         cwd=project,
     )
     assert tested.returncode == 0, tested.stdout + tested.stderr
-    assert "2 passed" in tested.stdout
+    assert "3 passed" in tested.stdout
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "."],
         capture_output=True,
@@ -55,3 +56,52 @@ def test_names_and_refusals(tmp_path: Path) -> None:
         new_bot("again", "python", tmp_path)
     refused = leastscore("bot", "new", "again", cwd=tmp_path)
     assert refused.returncode == 1 and "not empty" in refused.stderr
+
+
+def _c_toolchain() -> str | None:
+    """Why a C bot cannot be built here, or None."""
+    for tool in ("cc", "make", "pkg-config"):
+        if shutil.which(tool) is None:
+            return f"no {tool} on PATH"
+    found = subprocess.run(
+        ["sh", "-c", "pkg-config --exists msgpack-c || pkg-config --exists msgpack"],
+        capture_output=True,
+    )
+    if found.returncode != 0:
+        return "msgpack-c is not installed (Debian: apt-get install libmsgpack-dev)"
+    return None
+
+
+NO_C = _c_toolchain()
+
+
+@pytest.mark.skipif(NO_C is not None, reason=f"cannot build the C starter: {NO_C}")
+def test_a_c_bot_project_builds_and_passes_its_own_test(tmp_path: Path) -> None:
+    """``make test``: -Werror, the message vectors, ``bot replay`` and ``bot check``."""
+    made = leastscore("bot", "new", "lowc", "--lang", "c", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    project = tmp_path / "lowc"
+    assert sorted(p.name for p in project.iterdir()) == [
+        ".gitignore", "Makefile", "README.md", "bot.c", "leastscore.c", "leastscore.h",
+        "test_vectors.c",
+    ]  # fmt: skip
+    command = str(Path(sys.executable).parent / "leastscore")
+    tested = subprocess.run(
+        ["make", "test", f"LEASTSCORE={command}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=project,
+    )
+    out = tested.stdout + tested.stderr
+    assert tested.returncode == 0, out
+    assert "all checks passed on" in out and "Result: passed." in out
+    assert "Result: compliant." in out and 'name "lowc"' in out
+    if shutil.which("valgrind") is not None:
+        vectors = leastscore("frame", "vectors", cwd=tmp_path).stdout.strip()
+        checked = subprocess.run(
+            ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full", "./test_vectors",
+             f"{vectors}/messages.txt"],
+            capture_output=True, text=True, timeout=300, cwd=project,
+        )  # fmt: skip
+        assert checked.returncode == 0, checked.stdout + checked.stderr

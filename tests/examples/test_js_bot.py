@@ -69,16 +69,29 @@ def node(*args: str) -> list[str]:
     return [NODE, str(JS_BOT / "bot.js"), *args]
 
 
+def with_leastscore() -> dict[str, str]:
+    """The environment with this leastscore command first on PATH (the tests call it)."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+
+
 def test_its_own_unit_tests_pass(js_bot: Path) -> None:
+    """Its own tests, and the shipped vectors and transcript (vectors.test.js)."""
     assert NODE is not None
     done = subprocess.run(
-        [NODE, "--test"], cwd=js_bot, capture_output=True, text=True, timeout=120
+        [NODE, "--test"],
+        cwd=js_bot,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=with_leastscore(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "# fail 0" in done.stdout and "# pass 8" in done.stdout
 
 
 def test_the_template_speaks_the_same_protocol_code() -> None:
-    assert (TEMPLATE / "leastscore.js").read_text() == (JS_BOT / "leastscore.js").read_text()
+    for shared in ("leastscore.js", "vectors.test.js"):
+        assert (TEMPLATE / shared).read_text() == (JS_BOT / shared).read_text(), shared
 
 
 async def test_a_real_match_against_the_server(js_bot: Path, server: Server) -> None:
@@ -197,9 +210,13 @@ def test_bot_new_js_passes_its_own_test(js_bot: Path, tmp_path: Path) -> None:
     npm_ci(project)
     npm = shutil.which("npm")
     assert npm is not None
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
-        [npm, "test"], cwd=project, capture_output=True, text=True, timeout=180, env=env
+        [npm, "test"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=with_leastscore(),
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "# pass 2" in done.stdout
+    assert "# pass 6" in done.stdout

@@ -4,10 +4,13 @@
 
 MODE: ``good`` (default), ``crash`` (exit on its N-th turn), ``hang`` (never
 answer on its N-th turn), ``illegal`` (answer a card it does not hold on its
-N-th turn), ``garbage`` (write junk on its N-th turn), ``silent`` (never say
-hello), ``old`` (speak only protocol 99).
+N-th turn), ``garbage`` (write junk on its N-th turn), each N-th turn of a match
+(a copy that plays several matches plants its fault in each), ``silent`` (never say
+hello), ``old`` (speak only protocol 99), ``twice`` (answer a ``state`` snapshot
+and then the ``turn`` it announces too, naming the turn each time).
 
 With ``PLAYER_PIDS`` set to a directory, it leaves a file named by its pid there.
+It writes its pid on stderr when it starts and at each of its turns.
 """
 
 import os
@@ -40,6 +43,7 @@ def frames():
 
 if os.environ.get("PLAYER_PIDS"):
     open(os.path.join(os.environ["PLAYER_PIDS"], str(os.getpid())), "w").close()
+print(f"pid {os.getpid()}: started", file=sys.stderr, flush=True)
 if mode == "silent":
     time.sleep(60)
 send({"type": "hello", "protocol": [99] if mode == "old" else [1], "name": "raw", "bot": True})
@@ -48,9 +52,25 @@ next_id = 1
 for message in frames():
     if message["type"] == "bye":
         break
+    if message["type"] == "match_start":
+        turns = 0
+    if mode == "twice" and message["type"] == "state" and message["match"].get("legal"):
+        snapshot = message["match"]
+        stamp = {"round": snapshot["round"], "turn": snapshot["turn"]}
+        send(
+            {
+                "type": "play",
+                "id": next_id,
+                "discard": snapshot["legal"][-1],
+                "take": "deck",
+                **stamp,
+            }
+        )
+        next_id += 1
     if message["type"] != "turn" or "hand" not in message:
         continue
     turns += 1
+    print(f"pid {os.getpid()}: turn {turns}", file=sys.stderr, flush=True)
     if turns == nth and mode == "crash":
         os._exit(3)
     if turns == nth and mode == "hang":
@@ -63,5 +83,6 @@ for message in frames():
     if turns == nth and mode == "illegal":
         discard = [c for c in ["AS", "AH", "AD", "AC"] if c not in message["hand"]][:1]
     take = "deck" if message.get("can_draw", True) else message["open"][0]
-    send({"type": "play", "id": next_id, "discard": discard, "take": take})
+    stamp = {"round": message["round"], "turn": message["turn"]} if mode == "twice" else {}
+    send({"type": "play", "id": next_id, "discard": discard, "take": take, **stamp})
     next_id += 1
