@@ -284,9 +284,17 @@ class Client:
             )
             table = getattr(ok, "table", "")
             self.show(
-                _(
-                    "Others join with: join {table}. Fill seats with: bot add greedy. "
-                    "Type start when ready (a full table starts by itself)."
+                (
+                    _(
+                        "Others join with: join {table} --password P (the password you chose). "
+                        "Fill seats with: bot add greedy. "
+                        "Type start when ready (a full table starts by itself)."
+                    )
+                    if c.password
+                    else _(
+                        "Others join with: join {table}. Fill seats with: bot add greedy. "
+                        "Type start when ready (a full table starts by itself)."
+                    )
                 ).format(table=table)
             )
         elif isinstance(c, cmd.JoinTable):
