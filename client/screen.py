@@ -27,6 +27,7 @@ from leastscore.game import (
 )
 from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
 from leastscore.game.narrate import describe, ordinal
+from leastscore.game.rules import house_rules_text
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
 from leastscore.protocol.text import shown
 from leastscore.protocol.tracker import Tracker
@@ -38,7 +39,7 @@ from rich.text import Text
 
 from leastscore.lang import _
 
-from .parse import own_words
+from .parse import HOUSE_RULES_HELP, own_words
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,7 @@ def match_heading(event: MatchStarted, me: int | None, look: Look) -> Text:
     changes.pop("threshold", None)
     if changes:
         line = _("{match}; house rules: {rules}").format(
-            match=line, rules=", ".join(k if v is True else f"{k}={v}" for k, v in changes.items())
+            match=line, rules=house_rules_text(changes)
         )
     return heading(line, look)
 
@@ -493,7 +494,7 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
 
 
 def rules_note(rules: Mapping[str, object]) -> str:
-    return ", ".join(k if v is True else f"{k}={v}" for k, v in rules.items())
+    return house_rules_text(rules)
 
 
 def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
@@ -605,9 +606,9 @@ def help_view(look: Look) -> Panel:
             "  create NAME",
             _("open a table: --seats N, --threshold T, --password P, house rules"),
         ),
-        ("", "runs_same_suit, tie_loses, first_out_ends, penalty=N, limit=N"),
+        ("", HOUSE_RULES_HELP),
         (
-            "  join ID, watch ID",
+            "  join ID, watch ID [--password P]",
             _("sit at a table (add its password if it has one), or look on"),
         ),
         (
