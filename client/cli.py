@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import DEFAULT_PORT, parse_address
+from leastscore.server.config import ServerConfig
 
 from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
 
@@ -46,7 +47,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="HOST:PORT of the server (or set LEASTSCORE_SERVER). Without it, the servers "
     f"announced on the LAN are listed to pick from; none found: 127.0.0.1:{DEFAULT_PORT}.",
 )
-@click.option("--name", default=None, help="Your name at the table (default: your login).")
+@click.option("--name", default=None, show_default="your login", help="Your name at the table.")
 @click.option("--local", is_flag=True, help="Play against bots on a server inside this program.")
 @click.option(
     "--bots",
@@ -78,7 +79,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
 )
 @click.option(
     "--bot-delay",
-    default=0.8,
+    default=ServerConfig.bot_delay,
     show_default=True,
     type=click.FloatRange(0),
     help="With --local: seconds a bot waits before it moves.",
@@ -88,8 +89,9 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--lang",
     type=click.Choice(list(LANGUAGES), case_sensitive=False),
     default=None,
+    show_default="the locale's (LC_ALL, LC_MESSAGES, LANG), else English",
     help="The language of the game: en (English), tl (Tagalog), nl (Dutch), fr (French) or "
-    "zu (Zulu). Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else English.",
+    "zu (Zulu).",
 )
 @click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
 def play(
@@ -163,7 +165,13 @@ def _tables(ad: ServerAd) -> str:
 
 
 @click.command()
-@click.option("--wait", default=1.5, show_default=True, type=click.FloatRange(0.1, 30))
+@click.option(
+    "--wait",
+    default=1.5,
+    show_default=True,
+    type=click.FloatRange(0.1, 30),
+    help="Seconds to listen for announcements.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per server, for scripts.")
 def servers(wait: float, as_json: bool) -> None:
     """List the Least Score servers announced on the LAN (listens --wait seconds)."""

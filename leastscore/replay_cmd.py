@@ -49,7 +49,7 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
 
 @click.command()
 @click.argument("source")
-@click.option("--db", default=None, help="Match database (default: the server's).")
+@click.option("--db", default=None, show_default="the server's", help="SQLite file for matches.")
 @click.option(
     "--check",
     is_flag=True,

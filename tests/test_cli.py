@@ -57,6 +57,8 @@ def test_demo_writes_a_log_that_replays(tmp_path):
     out = run("demo", "--seed", "7", "--threshold", "25", "--log", str(log))
     assert out.returncode == 0, out.stderr
     assert "Match over" in out.stdout
+    # the bots are named as at a server's table, not "Greedy A"
+    assert "Greedy bot (2)" in out.stdout and "Greedy A" not in out.stdout
     first = json.loads(log.read_text().splitlines()[0])
     assert first["type"] == "match_start" and first["seed"] == 7
     again = run("replay", str(log), "--check")
