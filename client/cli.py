@@ -224,21 +224,30 @@ async def _play(
     local = target if isinstance(target, LocalTable) else None
     if local is not None:
         from leastscore.server.app import Server
-        from leastscore.server.config import ServerConfig
+        from leastscore.server.store import StoreError
+
+        from leastscore.about import default_db
 
         quiet = logging.getLogger("leastscore.server")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False
-        server = Server(
-            ServerConfig(
-                host="127.0.0.1",
-                port=0,
-                db=None,
-                bot_delay=local.bot_delay,
-                human_move_time=local.move_time,
-                idle_timeout=24 * 3600,
-            )
+        config = ServerConfig(
+            host="127.0.0.1",
+            port=0,
+            db=default_db(),  # practice matches show in `leastscore history` too
+            recover=False,
+            bot_delay=local.bot_delay,
+            human_move_time=local.move_time,
+            idle_timeout=24 * 3600,
         )
+        try:
+            server = Server(config)
+        except (StoreError, OSError) as e:
+            click.echo(
+                _("This match will not be recorded ({problem}).").format(problem=e), err=True
+            )
+            config.db = None
+            server = Server(config)
         await server.start()
         host, port = "127.0.0.1", server.port
     else:

@@ -3,7 +3,10 @@ screen, against a real server (in the same process with ``--local``, or a separa
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +73,26 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
     local.expect(r"Type start to play again")
     local.type("quit")
     assert local.finish() == 0
+
+
+def test_a_practice_match_is_recorded_and_listed_in_history() -> None:
+    term = Terminal(*LOCAL, "--bots", "1", "--threshold", "15")
+    try:
+        term.my_turn()
+        term.type("quit")
+        assert term.finish() == 0
+        env = {**os.environ, "XDG_DATA_HOME": term._data.name}
+        out = subprocess.run(
+            [sys.executable, "-m", "leastscore", "history"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert re.search(r"aborted .*Ann, Counter bot", out.stdout), out.stdout
+    finally:
+        term.kill()
 
 
 def test_an_illegal_move_is_explained_and_the_turn_is_not_lost(local: Terminal) -> None:
