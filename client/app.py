@@ -203,7 +203,7 @@ class Client:
             if t.you is not None and t.you in m.eliminated:
                 self.show(_("You are out of this match; you can watch it to the end, or quit."))
         elif isinstance(m, MatchEnded):
-            self.show(screen.standings(m, screen.names_of(t), t.you, look))
+            self.show(screen.standings(m, screen.names_of(t), t.you, look, t.out_in, t.left_in))
             self.show(self._after_match())
 
     def _after_match(self) -> Text:

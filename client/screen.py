@@ -438,7 +438,11 @@ def reveal(
     for seat, hand in enumerate(event.hands):
         if hand is None:
             continue
-        who = _("You") if seat == me else safe(names[seat], look)
+        who = (
+            _("{name} (you)").format(name=safe(names[seat], look))
+            if seat == me
+            else safe(names[seat], look)
+        )
         note = []
         if seat == event.seat:
             note.append(_("declared") if event.holds else _("declared, not lowest"))
@@ -459,7 +463,16 @@ def reveal(
     return grid
 
 
-def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Look) -> Group:
+def standings(
+    event: MatchEnded,
+    names: Sequence[str],
+    me: int | None,
+    look: Look,
+    out_in: Mapping[int, int] | None = None,
+    left_in: Mapping[int, int] | None = None,
+) -> Group:
+    """The final order, and why it is that order: who was still in, who went out when."""
+    out_in, left_in = out_in or {}, left_in or {}
     grid = Table(
         title=_("Final standings"),
         title_justify="left",
@@ -470,10 +483,18 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
     grid.add_column(_("place"), justify="right")
     grid.add_column(_("player"))
     grid.add_column(_("score"), justify="right")
+    grid.add_column("")
     for s in event.standings:
-        who = _("You") if s.seat == me else safe(names[s.seat], look)
+        name = safe(names[s.seat], look)
+        who = _("{name} (you)").format(name=name) if s.seat == me else name
         style = "bold" if look.color and s.place == 1 else ""
-        grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score))
+        if s.seat in left_in:
+            why = _("left in round {round}").format(round=left_in[s.seat])
+        elif s.seat in out_in:
+            why = _("out in round {round}").format(round=out_in[s.seat])
+        else:
+            why = _("still in")
+        grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score), why)
     winner = event.standings[0]
     winner_name = safe(names[winner.seat], look)
     if me is None:

@@ -141,7 +141,7 @@ def test_the_reveal_and_the_standings() -> None:
     )
     text = plain(reveal(event, SEATS, 0, PLAIN))
     assert text.isascii()
-    you = next(line for line in text.splitlines() if "You" in line)
+    you = next(line for line in text.splitlines() if "Ann (you)" in line)  # as on the board
     assert "KS" in you and "20" in you and "+17" in you
     bea = next(line for line in text.splitlines() if "Bea" in line)
     assert "declared" in bea
@@ -150,8 +150,11 @@ def test_the_reveal_and_the_standings() -> None:
     end = MatchEnded(
         "winner", (Standing(1, 1, 4), Standing(0, 2, 17), Standing(2, 3, 30)), (17, 4, 30)
     )
-    text = plain(standings(end, SEATS, 0, PLAIN))
+    text = plain(standings(end, SEATS, 0, PLAIN, out_in={2: 3}))
     assert "Final standings" in text and "Bea wins the match. You finished 2nd." in text
+    rows = {n: next(line for line in text.splitlines() if n in line) for n in SEATS}
+    assert "still in" in rows["Bea"] and "still in" in rows["Ann"] and "(you)" in rows["Ann"]
+    assert "out in round 3" in rows["Cy"]
     assert "You win the match!" in plain(standings(end, SEATS, 1, PLAIN))
 
 
