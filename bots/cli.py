@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 from pathlib import Path
 
@@ -134,7 +135,7 @@ def new(name: str, lang: str, parent: Path) -> None:
         raise click.ClickException(str(e)) from None
     click.echo(f"wrote {target}/")
     if lang == "python":
-        click.echo(f"  cd {target} && pytest        # two quick matches")
+        click.echo(f"  cd {target} && {shlex.quote(sys.executable)} -m pytest  # two quick matches")
     else:
         click.echo(f"  cd {target} && npm ci && npm test")
     click.echo("  then read its README.md")
