@@ -66,6 +66,26 @@ def test_demo_writes_a_log_that_replays(tmp_path):
     assert "replay check: identical" in again.stdout
 
 
+def test_replay_names_the_house_rules_and_says_a_log_has_no_end(tmp_path):
+    from leastscore.bots import make_bot
+    from leastscore.bots.view import BotView
+    from leastscore.game import Match, Rules, write_log
+
+    match = Match(["Ann", "Bea"], Rules(threshold=30, tie_loses=True), seed=3)
+    bots = [make_bot("greedy", 1), make_bot("greedy", 2)]
+    match.start()
+    for _ in range(3):
+        seat = match.to_move
+        match.apply(seat, bots[seat].choose(BotView.of(match.view(seat))))
+    log = tmp_path / "cut.jsonl"
+    with open(log, "wb") as f:
+        write_log(match.log, f)
+    out = run("replay", str(log))
+    assert out.returncode == 0, out.stderr
+    assert "House rules: tie_loses" in out.stdout
+    assert "The match did not end: the log stops in round 1." in out.stdout
+
+
 def test_replay_of_a_missing_or_bad_file(tmp_path):
     out = run("replay", str(tmp_path / "nope.jsonl"))
     assert out.returncode != 0 and "no match log" in out.stderr
