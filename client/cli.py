@@ -93,7 +93,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="The language of the game: en (English), tl (Tagalog), nl (Dutch), fr (French) or "
     "zu (Zulu).",
 )
-@click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
+@click.option("--retries", default=None, type=click.IntRange(1), hidden=True)
 def play(
     address: str | None,
     name: str | None,
@@ -105,7 +105,7 @@ def play(
     bot_delay: float,
     plain: bool,
     lang: str | None,
-    retry_for: float,
+    retries: int | None,
 ) -> None:
     """Play Least Score in the terminal."""
     use(choose(lang, os.environ))
@@ -119,7 +119,7 @@ def play(
             raise click.BadParameter(str(e), param_hint="--server") from None
     player = (name or default_name()).strip()[:32] or "player"
     try:
-        code = asyncio.run(_play(target, player, plain, retry_for))
+        code = asyncio.run(_play(target, player, plain, retries))
     except KeyboardInterrupt:  # Ctrl-C while no prompt was waiting: leave quietly
         code = 130
     sys.exit(code)
@@ -207,7 +207,7 @@ class LocalTable:
 
 
 async def _play(
-    target: tuple[str, int] | LocalTable, name: str, plain: bool, retry_for: float
+    target: tuple[str, int] | LocalTable, name: str, plain: bool, retries: int | None
 ) -> int:
     from leastscore.protocol import ProtocolError
     from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
@@ -216,7 +216,7 @@ async def _play(
 
     from leastscore.about import VERSION
 
-    from .app import Client
+    from .app import RECONNECT_TRIES, Client
     from .screen import detect_look, tables_list
     from .terminal import LineTerminal, PromptTerminal, Terminal
 
@@ -301,7 +301,7 @@ async def _play(
         term: Terminal = (
             PromptTerminal(look, status, prompt, options) if tty else LineTerminal(look, status)
         )
-        client = Client(conn, term, retry_for=retry_for, leave_on_quit=server is None)
+        client = Client(conn, term, tries=retries or RECONNECT_TRIES, leave_on_quit=server is None)
 
         async def sit_down_with_bots() -> None:
             assert local is not None

@@ -302,7 +302,7 @@ DATA = {
     *(word for name in [*SEATS, "Bea", "Friday"] for word in name.lower().split()),
     *(word for command in parse.COMMAND_WORDS for word in command.split()),
     *Rules.__struct_fields__,
-    *("deck", "take", "declare", "d", "greedy", "penalty", "limit", "quit"),
+    *("deck", "take", "declare", "d", "greedy", "password", "quit"),
     *("hello", "hi", "xyzzy", "bogus", "maybe", "x", "zh"),  # typed in the screens above
 }
 """Lowercase words that are data (names, typed words, house rules), not messages."""

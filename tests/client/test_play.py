@@ -252,17 +252,51 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
 
 
 def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
-    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retry-for", "2")
+    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retries", "2")
     try:
         term.expect(r"No tables yet")
         server.stop()  # a clean shutdown: it says goodbye first
         term.expect(r"The server says goodbye: the server is shutting down\.")
         term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
-        term.expect(rf"The server at 127\.0\.0\.1:{server.port} did not come back; giving up\.")
+        term.expect(r"Trying again \(2 of 2\)\.\.\.")
+        term.expect(
+            rf"The server at 127\.0\.0\.1:{server.port} did not come back after 2 tries; "
+            r"giving up\."
+        )
         assert term.finish() == 1
         assert "Traceback" not in term.text
     finally:
         term.kill()
+
+
+def test_a_server_that_restarts_during_a_match_sends_you_back_to_the_lobby() -> None:
+    port = free_port()
+    first = ServerProcess("--port", str(port), "--move-time", "120")
+    term = Terminal("--server", f"127.0.0.1:{port}", "--name", "Ann")
+    again = None
+    try:
+        term.expect(r"No tables yet")
+        term.type("create Test --seats 2 --threshold 15")
+        term.type("bot add greedy")
+        term.my_turn()
+        first.stop()
+        term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
+        term.expect(r"Trying again \(\d+ of \d+\)")
+        again = ServerProcess("--port", str(port))
+        mark = term.pos
+        term.expect(r"The server stopped: your match was lost\.")
+        term.expect(r"You are in the lobby: type tables to see the tables\.")
+        said = term.since(mark)
+        assert "token" not in said and "hello" not in said, said
+        term.type("tables")
+        term.expect(r"No tables yet")
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+        first.stop()
+        if again is not None:
+            again.stop()
 
 
 def test_a_server_that_is_not_there_gets_one_clear_sentence() -> None:
