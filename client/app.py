@@ -50,6 +50,7 @@ from leastscore.lang import _, heard, ngettext, rules_text
 from . import parse as cmd
 from . import screen
 from .complete import candidates, describe_move
+from .seat_file import SeatFile
 from .terminal import Terminal
 
 HINT_LEVELS = ("expert", "counter", "greedy")
@@ -71,6 +72,7 @@ class Client:
         *,
         tries: int = RECONNECT_TRIES,
         leave_on_quit: bool = True,
+        seat_file: SeatFile | None = None,
     ) -> None:
         self.conn = conn
         self.term = term
@@ -79,6 +81,8 @@ class Client:
         """How many times to try to reconnect after the connection drops."""
         self.leave_on_quit = leave_on_quit
         """Give up the seat on quit, so that nobody waits for a player who is gone."""
+        self.seat_file = seat_file
+        """Where the token of a seat in a match is kept, for a restarted client."""
         self._resuming = False
         self.muted = False
         """Seating changes are not told (while a local table fills up with bots)."""
@@ -165,6 +169,7 @@ class Client:
     def _on_message(self, m: msgspec.Struct) -> None:
         t = self.tracker
         look = self.look
+        self._keep_seat(m)
         if isinstance(m, State):
             if self._resuming:
                 self._resuming = False
@@ -208,6 +213,16 @@ class Client:
         elif isinstance(m, MatchEnded):
             self.show(screen.standings(m, screen.names_of(t), t.you, look, t.out_in, t.left_in))
             self.show(self._after_match())
+
+    def _keep_seat(self, m: msgspec.Struct) -> None:
+        """Save the token while you hold a seat in a match; forget it when the match ends."""
+        if self.seat_file is None:
+            return
+        t = self.tracker
+        if isinstance(m, MatchEnded) or (isinstance(m, State) and not t.in_match):
+            self.seat_file.forget()
+        elif isinstance(m, MatchStarted | State) and t.you is not None and t.token:
+            self.seat_file.save(t.token)
 
     def _after_match(self) -> Text:
         if self.tracker.you is None:
@@ -314,6 +329,8 @@ class Client:
                 self.problem(_("You are not at a table."))
                 return
             await self.request(Leave())
+            if self.seat_file is not None:
+                self.seat_file.forget()
             self.conn.tracker = Tracker(player=t.player, token=t.token)
             self._seated = ()
             self.show(_("You left the table. Type tables to see the others, or create one."))

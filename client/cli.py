@@ -18,6 +18,9 @@ from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
 
 if TYPE_CHECKING:
     from leastscore.protocol.lan import ServerAd
+    from leastscore.seats.link import ServerLink
+
+    from .seat_file import SeatFile
 
 
 def default_name() -> str:
@@ -210,14 +213,13 @@ async def _play(
     target: tuple[str, int] | LocalTable, name: str, plain: bool, retries: int | None
 ) -> int:
     from leastscore.protocol import ProtocolError
-    from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.protocol.messages import AddBot, Create, GetState, ListTables, Tables
     from leastscore.protocol.text import shown
-    from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
-
-    from leastscore.about import VERSION
+    from leastscore.seats.link import ConnectionClosed, ServerError
 
     from .app import RECONNECT_TRIES, Client
     from .screen import detect_look, tables_list
+    from .seat_file import SeatFile
     from .terminal import LineTerminal, PromptTerminal, Terminal
 
     server = None
@@ -255,10 +257,9 @@ async def _play(
         host, port = target
     where = f"{host}:{port}"
     try:
+        seat_file = SeatFile(host, port, name) if local is None else None
         try:
-            conn = await ServerLink.open(
-                host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
-            )
+            conn, resumed = await _connect(host, port, name, seat_file)
         except ServerError as e:
             click.echo(
                 _("The server at {address} refused us: {reason}.").format(
@@ -301,7 +302,13 @@ async def _play(
         term: Terminal = (
             PromptTerminal(look, status, prompt, options) if tty else LineTerminal(look, status)
         )
-        client = Client(conn, term, tries=retries or RECONNECT_TRIES, leave_on_quit=server is None)
+        client = Client(
+            conn,
+            term,
+            tries=retries or RECONNECT_TRIES,
+            leave_on_quit=server is None,
+            seat_file=seat_file,
+        )
 
         async def sit_down_with_bots() -> None:
             assert local is not None
@@ -326,6 +333,10 @@ async def _play(
 
         async def lobby() -> None:
             client.show(_("Connected to {address} as {name}.").format(address=where, name=name))
+            if resumed:
+                client.show(_("You are back in your seat."))
+                client.on_message(await conn.request(GetState()))  # redraws the table
+                return
             reply = await conn.request(ListTables())
             assert isinstance(reply, Tables)
             client.known_tables = list(reply.tables)
@@ -336,6 +347,31 @@ async def _play(
     finally:
         if server is not None:
             await server.shutdown()
+
+
+async def _connect(
+    host: str, port: int, name: str, seat_file: SeatFile | None
+) -> tuple[ServerLink, bool]:
+    """Connect, taking back the seat a killed client held if its token was kept;
+    (the link, whether a seat was taken back)."""
+    from leastscore.seats.link import ServerError, ServerLink
+
+    from leastscore.about import VERSION
+
+    conn = ServerLink(host, port, name, client=f"leastscore-play/{VERSION}")
+    token = seat_file.load() if seat_file is not None else None
+    if token is not None and seat_file is not None:
+        conn.tracker.token = token
+        try:
+            await conn.connect(resume=True, timeout=5)
+        except ServerError:  # expired or unknown: the grace period is over
+            seat_file.forget()
+            await conn.close()
+            conn = ServerLink(host, port, name, client=f"leastscore-play/{VERSION}")
+        else:
+            return conn, True
+    await conn.connect(timeout=5)
+    return conn, False
 
 
 def _why(error: BaseException) -> str:

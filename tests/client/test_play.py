@@ -212,6 +212,37 @@ def test_a_cut_connection_is_resumed_and_the_table_redrawn(server: ServerProcess
         cable.close()
 
 
+def test_a_killed_client_started_again_takes_its_seat_back(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    data = {"XDG_DATA_HOME": str(tmp_path)}
+    address = ("--server", f"127.0.0.1:{server.port}", "--name", "Ann")
+    first = Terminal(*address, env=data)
+    second = None
+    try:
+        first.expect(r"No tables yet")
+        first.type("create Test --seats 2 --threshold 15")
+        first.type("bot add greedy")
+        hand, _open, _line = first.my_turn()
+        (saved,) = (tmp_path / "leastscore" / "seats").iterdir()
+        assert saved.stat().st_mode & 0o777 == 0o600  # the token is the seat: yours alone
+        first.child.terminate(force=True)  # killed: no leave, no goodbye
+        second = Terminal(*address, env=data)
+        second.expect(r"You are back in your seat\.")
+        found = second.expect(r"Your turn: \d+ s to move")
+        redraw = second.text[: found.start()]
+        assert card_names(re.findall(r"Hand +(.*?) +total", redraw)[-1]) == hand
+        second.type("leave")
+        second.expect(r"You left the table")
+        assert not saved.exists()  # forgotten once the seat is given up
+        second.type("quit")
+        assert second.finish() == 0
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+
+
 def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
     address = f"127.0.0.1:{server.port}"
     ann = Terminal("--name", "Ann", env={"LEASTSCORE_SERVER": address})
