@@ -326,7 +326,7 @@ def _groups(tracker: Tracker, look: Look) -> Text | None:
             out.append_text(cards(sorted(union), look))
             out.append(f" {kind}")
         else:
-            out.append(_("{kind} from").format(kind=kind) + " ")
+            out.append(_("{kind}: {count} of").format(kind=kind, count=len(ranks)) + " ")
             out.append_text(cards(sorted(union), look))
     return out
 

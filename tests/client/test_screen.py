@@ -214,9 +214,9 @@ def test_groups_in_the_hand_are_told_once_each() -> None:
     tracker = tracker_of(started(), 0)
     tracker.hand = tuple(sorted(parse_cards("3C 3D 4S 5C 9H")))
     text = plain(table_view(tracker, PLAIN))
-    assert "Groups  3C 3D pair - run from 3C 3D 4S 5C" in text
+    assert "Groups  3C 3D pair - run: 3 of 3C 3D 4S 5C" in text
     tracker.hand = tuple(sorted(parse_cards("9C 9D 9S 2C KH")))
-    assert "Groups  pair from 9C 9D 9S" in plain(table_view(tracker, PLAIN))
+    assert "Groups  pair: 2 of 9C 9D 9S" in plain(table_view(tracker, PLAIN))
     tracker.hand = tuple(sorted(parse_cards("2C 7C 9C JC KH")))
     assert "Groups" not in plain(table_view(tracker, PLAIN))
 
