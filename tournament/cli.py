@@ -166,7 +166,6 @@ def tournament(
 
     from . import config as configs
     from .entrants import Entrant, load_bot_class, parse_entrant
-    from .preflight import greet_programs
     from .store import Store
 
     file_settings: dict[str, Any] = {}
@@ -220,7 +219,6 @@ def tournament(
             for entrant in config.entrants:
                 if entrant.kind == "python":
                     load_bot_class(entrant)
-            greet_programs(config.entrants, config.startup_time)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
         out = out or file_settings.get("out")
