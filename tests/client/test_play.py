@@ -140,7 +140,7 @@ def _hint_then_declare(local: Terminal) -> None:
     local.expect(rf"You declared at {total} (and were lowest|but were not lowest)")
     local.expect(r"The hands")
     reveal = local.expect(r"(?s).*?player.*?hand.*?total.*?round.*?match.*?\n(.*?\n){5}")
-    you = next(row for row in reveal.group(0).splitlines() if "You " in row)
+    you = next(row for row in reveal.group(0).splitlines() if "Ann (you)" in row)  # as on the board
     assert f" {total} " in you and "declared" in you
     for card in hand:
         assert card[0].replace("T", "10") in you
