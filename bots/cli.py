@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 from pathlib import Path
 
@@ -43,16 +44,19 @@ def bot() -> None:
 @click.option("--server", metavar="HOST:PORT", help="Play at a server's table over TCP.")
 @click.option("--table", metavar="ID", help="Join this table.")
 @click.option("--create", is_flag=True, help="Create a table (and fill it with --bots).")
-@click.option("--seats", type=click.IntRange(2, 8), help="Seats at a new table [1 + bots].")
+@click.option(
+    "--seats", type=click.IntRange(2, 8), show_default="1 + bots", help="Seats at a new table."
+)
 @click.option("--bots", "levels", multiple=True, metavar="LEVEL,...", help="Built-ins to add.")
 @click.option("--threshold", type=click.IntRange(1), help="A new table's threshold.")
 @click.option("--token", help="Resume token a host gave this bot (tournament remote entrants).")
 @click.option(
     "--matches",
     type=click.IntRange(1),
-    help="Matches to play [1; with --token: until the host says bye].",
+    show_default="1; with --token: until the host says bye",
+    help="Matches to play.",
 )
-@click.option("--name", help="The name to play under [the class's name].")
+@click.option("--name", show_default="the class's name", help="The name to play under.")
 @click.option("--seed", type=int, help="Passed to the bot's constructor if it takes one.")
 def run(
     spec: str,
@@ -109,7 +113,13 @@ def run(
 
 @bot.command()
 @click.argument("name")
-@click.option("--lang", type=click.Choice(LANGUAGES), default="python", show_default=True)
+@click.option(
+    "--lang",
+    type=click.Choice(LANGUAGES),
+    default="python",
+    show_default=True,
+    help="The language of the project: Python, JavaScript or C.",
+)
 @click.option(
     "--dir",
     "parent",
@@ -127,7 +137,10 @@ def new(name: str, lang: str, parent: Path) -> None:
         raise click.ClickException(str(e)) from None
     click.echo(f"wrote {target}/")
     if lang == "python":
-        click.echo(f"  cd {target} && pytest        # quick matches, the recorded transcript")
+        click.echo(
+            f"  cd {target} && {shlex.quote(sys.executable)} -m pytest"
+            "  # quick matches, the recorded transcript"
+        )
     elif lang == "js":
         click.echo(f"  cd {target} && npm ci && npm test")
     else:
@@ -137,8 +150,12 @@ def new(name: str, lang: str, parent: Path) -> None:
 
 @bot.command()
 @click.argument("command")
-@click.option("--matches", default=3, show_default=True, type=click.IntRange(1))
-@click.option("--seats", default=3, show_default=True, type=click.IntRange(2, 8))
+@click.option(
+    "--matches", default=3, show_default=True, type=click.IntRange(1), help="Matches to play."
+)
+@click.option(
+    "--seats", default=3, show_default=True, type=click.IntRange(2, 8), help="Players per match."
+)
 @click.option(
     "--against",
     default="greedy,random",
@@ -146,7 +163,13 @@ def new(name: str, lang: str, parent: Path) -> None:
     metavar="LEVEL,...",
     help="Built-in opponents, in turn.",
 )
-@click.option("--threshold", default=50, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--threshold",
+    default=50,
+    show_default=True,
+    type=click.IntRange(1),
+    help="A player above this many points is out.",
+)
 @click.option(
     "--move-time", default=5.0, show_default=True, type=click.FloatRange(min=0.05), help="Seconds."
 )
@@ -157,8 +180,14 @@ def new(name: str, lang: str, parent: Path) -> None:
     type=click.FloatRange(min=0.0),
     help="Moves slower than this many seconds are reported.",
 )
-@click.option("--startup-time", default=10.0, show_default=True, type=click.FloatRange(min=0.1))
-@click.option("--seed", default=1, show_default=True, type=int)
+@click.option(
+    "--startup-time",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds the program has to start and say hello.",
+)
+@click.option("--seed", default=1, show_default=True, type=int, help="Deal from this seed.")
 @click.option(
     "--trace",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -207,7 +236,7 @@ def check(
 @click.option(
     "--transcript",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A transcript of your own [the one shipped: see `leastscore frame vectors`].",
+    help="A transcript of your own (without it, the one shipped: see `leastscore frame vectors`).",
 )
 @click.option(
     "--timeout",

@@ -62,6 +62,14 @@ TurnKey = tuple[int, int, int, int]
 _TURN_OVER = (Played, Declared, RoundVoid, RoundStarted, MatchStarted, MatchEnded)
 
 
+ENDINGS = {
+    "winner": "one player was left under the threshold",
+    "first_out": "a player went out, which ends the match under first_out_ends",
+    "max_rounds": "the round limit was reached",
+}
+"""Why a match ended (``match_end.reason``), in words: "winner" alone reads as if the bot won."""
+
+
 class BotFailed(Exception):
     """The bot raised, returned something that is not a move, or the host speaks no
     version the runner does."""
@@ -286,10 +294,13 @@ class BotRunner:
         you = self.tracker.you
         place = next((s.place for s in end.standings if s.seat == you), None)
         seats = len(end.standings)
+        why = ENDINGS.get(end.reason, end.reason)
         if place is None:
-            self.say(f"match over ({end.reason})")
+            self.say(f"match over: {why}")
+        elif place == 1:
+            self.say(f"match over: the bot won, 1st of {seats} ({why})")
         else:
-            self.say(f"match over: placed {ordinal(place)} of {seats} ({end.reason})")
+            self.say(f"match over: the bot placed {ordinal(place)} of {seats} ({why})")
 
     # -- the bot's turn -----------------------------------------------------------------
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -12,6 +15,11 @@ LANGUAGES: tuple[Language, ...] = ("python", "js", "c")
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 RENAMED = {"gitignore": ".gitignore"}
 """Template files whose real names would hide them from packaging."""
+
+
+LEASTSCORE = [sys.executable, "-m", "leastscore"]
+"""The command that runs this installation of leastscore, wherever the project's tests
+are started from (``leastscore`` itself may not be on the PATH there)."""
 
 
 def class_name(name: str) -> str:
@@ -42,6 +50,10 @@ def new_bot(name: str, lang: Language, parent: Path) -> Path:
             ("__NAME__", name),
             ("__CLASS__", class_name(name)),
             ("__PACKAGE__", name.lower()),
+            # this very installation, so the project's tests run from a plain shell
+            ("__PYTHON__", shlex.quote(sys.executable)),
+            ("__LEASTSCORE_ARGV__", json.dumps(LEASTSCORE)),
+            ("__LEASTSCORE__", shlex.join(LEASTSCORE)),
         ):
             text = text.replace(placeholder, value)
         out = entry.name.removesuffix(".tmpl")

@@ -158,22 +158,25 @@ async def _start(conn: ServerLink, say: Say) -> None:
         say(f"could not start the next match: {e}")
 
 
+RESUME_TRIES = 100
+"""Attempts to take the seat back after a drop (``resume_for`` bounds them in time)."""
+
+
 async def _resume(conn: ServerLink, runner: BotRunner, resume_for: float, say: Say) -> bool:
     """Reconnect with the token until it works or ``resume_for`` seconds have passed."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + resume_for
-    pause = 0.2
-    while loop.time() < give_up:
-        runner.new_connection()
-        try:
-            await conn.connect(resume=True, timeout=min(10.0, max(1.0, give_up - loop.time())))
-        except ServerError as e:
-            say(f"cannot resume: {e}")
-            return False
-        except (OSError, TimeoutError, ConnectionClosed):
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 3.0)
-            continue
-        say("resumed")
-        return True
-    return False
+    try:
+        welcome = await conn.reconnect(
+            resume=True,
+            tries=RESUME_TRIES,
+            within=resume_for,
+            pause=0.2,
+            max_pause=3.0,
+            on_try=lambda attempt: runner.new_connection(),
+        )
+    except ServerError as e:
+        say(f"cannot resume: {e}")
+        return False
+    if welcome is None:
+        return False
+    say("resumed")
+    return True

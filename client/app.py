@@ -46,11 +46,12 @@ from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.text import Text
 
-from leastscore.lang import _, heard, rules_text
+from leastscore.lang import _, heard, ngettext, rules_text
 
 from . import parse as cmd
 from . import screen
 from .complete import candidates, describe_move
+from .seat_file import SeatFile
 from .terminal import Terminal
 
 HINT_LEVELS = ("expert", "counter", "greedy")
@@ -58,6 +59,9 @@ HINT_LEVELS = ("expert", "counter", "greedy")
 
 REQUEST_TIMEOUT = 15.0
 KEEPALIVE = 100.0
+RECONNECT_TRIES = 12
+"""Tries to reconnect after the connection drops, pausing 0.25 s after the first and
+doubling up to 4 s: about half a minute, inside the server's grace period."""
 """Seconds between pings: a server closes a connection that says nothing for long in the lobby."""
 
 
@@ -67,16 +71,19 @@ class Client:
         conn: ServerLink,
         term: Terminal,
         *,
-        retry_for: float = 60.0,
+        tries: int = RECONNECT_TRIES,
         leave_on_quit: bool = True,
+        seat_file: SeatFile | None = None,
     ) -> None:
         self.conn = conn
         self.term = term
         self.look = term.look
-        self.retry_for = retry_for
-        """How long to keep trying to reconnect after the connection drops."""
+        self.tries = tries
+        """How many times to try to reconnect after the connection drops."""
         self.leave_on_quit = leave_on_quit
         """Give up the seat on quit, so that nobody waits for a player who is gone."""
+        self.seat_file = seat_file
+        """Where the token of a seat in a match is kept, for a restarted client."""
         self._resuming = False
         self.muted = False
         """Seating changes are not told (while a local table fills up with bots)."""
@@ -163,6 +170,7 @@ class Client:
     def _on_message(self, m: msgspec.Struct) -> None:
         t = self.tracker
         look = self.look
+        self._keep_seat(m)
         if isinstance(m, State):
             if self._resuming:
                 self._resuming = False
@@ -204,8 +212,18 @@ class Client:
             if t.you is not None and t.you in m.eliminated:
                 self.show(_("You are out of this match; you can watch it to the end, or quit."))
         elif isinstance(m, MatchEnded):
-            self.show(screen.standings(m, screen.names_of(t), t.you, look))
+            self.show(screen.standings(m, screen.names_of(t), t.you, look, t.out_in, t.left_in))
             self.show(self._after_match())
+
+    def _keep_seat(self, m: msgspec.Struct) -> None:
+        """Save the token while you hold a seat in a match; forget it when the match ends."""
+        if self.seat_file is None:
+            return
+        t = self.tracker
+        if isinstance(m, MatchEnded) or (isinstance(m, State) and not t.in_match):
+            self.seat_file.forget()
+        elif isinstance(m, MatchStarted | State) and t.you is not None and t.token:
+            self.seat_file.save(t.token)
 
     def _after_match(self) -> Text:
         if self.tracker.you is None:
@@ -285,9 +303,17 @@ class Client:
             )
             table = getattr(ok, "table", "")
             self.show(
-                _(
-                    "Others join with: join {table}. Fill seats with: bot add greedy. "
-                    "Type start when ready (a full table starts by itself)."
+                (
+                    _(
+                        "Others join with: join {table} --password P (the password you chose). "
+                        "Fill seats with: bot add greedy. "
+                        "Type start when ready (a full table starts by itself)."
+                    )
+                    if c.password
+                    else _(
+                        "Others join with: join {table}. Fill seats with: bot add greedy. "
+                        "Type start when ready (a full table starts by itself)."
+                    )
                 ).format(table=table)
             )
         elif isinstance(c, cmd.JoinTable):
@@ -304,6 +330,8 @@ class Client:
                 self.problem(_("You are not at a table."))
                 return
             await self.request(Leave())
+            if self.seat_file is not None:
+                self.seat_file.forget()
             self.conn.tracker = Tracker(player=t.player, token=t.token)
             self._seated = ()
             self.show(_("You left the table. Type tables to see the others, or create one."))
@@ -398,32 +426,20 @@ class Client:
                 style=self._warn,
             )
         )
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + self.retry_for
-        delay = 0.25
-        while not self.done and loop.time() < give_up:
+        welcome = None
+        while not self.done and welcome is None:
             self._resuming = self.tracker.token is not None
-            await self.conn.close()  # whatever is left of the last attempt
             try:
-                await self.conn.connect(resume=self._resuming, timeout=5)
+                welcome = await self.conn.reconnect(
+                    resume=self._resuming, tries=self.tries, timeout=5, on_try=self._trying
+                )
             except ServerError as e:
                 self._resuming = False
-                self.show(
-                    Text(
-                        _("The server no longer holds your seat ({reason}).").format(
-                            reason=screen.safe(heard(e.message), self.look)
-                        ),
-                        style=self._warn,
-                    )
-                )
-                self.conn.tracker = Tracker()
-                self._seated = ()
-                continue
-            except (OSError, TimeoutError, ConnectionClosed):
-                self._resuming = False
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 4.0)
-                continue
+                self._lost(e)
+                continue  # a fresh start, in the lobby
+            if welcome is None:
+                break
+        if welcome is not None:
             self.connected = True
             if self._resuming:  # the snapshot has not come yet (or there is none: no table)
                 self._resuming = False
@@ -435,11 +451,37 @@ class Client:
         where = f"{self.conn.host}:{self.conn.port}"
         self.show(
             Text(
-                _("The server at {address} did not come back; giving up.").format(address=where),
+                ngettext(
+                    "The server at {address} did not come back after {tries} try; giving up.",
+                    "The server at {address} did not come back after {tries} tries; giving up.",
+                    self.tries,
+                ).format(address=where, tries=self.tries),
                 style=self._warn,
             )
         )
         return False
+
+    def _trying(self, attempt: int) -> None:
+        if attempt > 1:  # the first goes at once; say so only when it did not work
+            self.term.refresh()
+            self.show(
+                _("Trying again ({attempt} of {tries})...").format(
+                    attempt=attempt, tries=self.tries
+                )
+            )
+
+    def _lost(self, refusal: ServerError) -> None:
+        """The server is back but does not know us: it stopped, and what it held is gone."""
+        t = self.tracker
+        if t.in_match and not t.over:
+            line = _("The server stopped: your match was lost.")
+        elif t.table is not None:
+            line = _("The server stopped: your table is gone.")
+        else:
+            line = _("The server restarted.")
+        self.show(Text(line, style=self._warn))
+        self.conn.tracker = Tracker()
+        self._seated = ()
 
     @property
     def _warn(self) -> str:

@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import DEFAULT_PORT, parse_address
+from leastscore.server.config import ServerConfig
 
 from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
 
 if TYPE_CHECKING:
     from leastscore.protocol.lan import ServerAd
+    from leastscore.seats.link import ServerLink
+
+    from .seat_file import SeatFile
 
 
 def default_name() -> str:
@@ -46,7 +50,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     help="HOST:PORT of the server (or set LEASTSCORE_SERVER). Without it, the servers "
     f"announced on the LAN are listed to pick from; none found: 127.0.0.1:{DEFAULT_PORT}.",
 )
-@click.option("--name", default=None, help="Your name at the table (default: your login).")
+@click.option("--name", default=None, show_default="your login", help="Your name at the table.")
 @click.option("--local", is_flag=True, help="Play against bots on a server inside this program.")
 @click.option(
     "--bots",
@@ -78,7 +82,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
 )
 @click.option(
     "--bot-delay",
-    default=0.8,
+    default=ServerConfig.bot_delay,
     show_default=True,
     type=click.FloatRange(0),
     help="With --local: seconds a bot waits before it moves.",
@@ -88,10 +92,11 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--lang",
     type=click.Choice(list(LANGUAGES), case_sensitive=False),
     default=None,
+    show_default="the locale's (LC_ALL, LC_MESSAGES, LANG), else English",
     help="The language of the game: en (English), tl (Tagalog), nl (Dutch), fr (French) or "
-    "zu (Zulu). Default: the locale's (LC_ALL, LC_MESSAGES, LANG), else English.",
+    "zu (Zulu).",
 )
-@click.option("--retry-for", default=60.0, type=click.FloatRange(0), hidden=True)
+@click.option("--retries", default=None, type=click.IntRange(1), hidden=True)
 def play(
     address: str | None,
     name: str | None,
@@ -103,7 +108,7 @@ def play(
     bot_delay: float,
     plain: bool,
     lang: str | None,
-    retry_for: float,
+    retries: int | None,
 ) -> None:
     """Play Least Score in the terminal."""
     use(choose(lang, os.environ))
@@ -117,7 +122,7 @@ def play(
             raise click.BadParameter(str(e), param_hint="--server") from None
     player = (name or default_name()).strip()[:32] or "player"
     try:
-        code = asyncio.run(_play(target, player, plain, retry_for))
+        code = asyncio.run(_play(target, player, plain, retries))
     except KeyboardInterrupt:  # Ctrl-C while no prompt was waiting: leave quietly
         code = 130
     sys.exit(code)
@@ -163,7 +168,13 @@ def _tables(ad: ServerAd) -> str:
 
 
 @click.command()
-@click.option("--wait", default=1.5, show_default=True, type=click.FloatRange(0.1, 30))
+@click.option(
+    "--wait",
+    default=1.5,
+    show_default=True,
+    type=click.FloatRange(0.1, 30),
+    help="Seconds to listen for announcements.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per server, for scripts.")
 def servers(wait: float, as_json: bool) -> None:
     """List the Least Score servers announced on the LAN (listens --wait seconds)."""
@@ -199,38 +210,46 @@ class LocalTable:
 
 
 async def _play(
-    target: tuple[str, int] | LocalTable, name: str, plain: bool, retry_for: float
+    target: tuple[str, int] | LocalTable, name: str, plain: bool, retries: int | None
 ) -> int:
     from leastscore.protocol import ProtocolError
-    from leastscore.protocol.messages import AddBot, Create, ListTables, Tables
+    from leastscore.protocol.messages import AddBot, Create, GetState, ListTables, Tables
     from leastscore.protocol.text import shown
-    from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
+    from leastscore.seats.link import ConnectionClosed, ServerError
 
-    from leastscore.about import VERSION
-
-    from .app import Client
+    from .app import RECONNECT_TRIES, Client
     from .screen import detect_look, tables_list
+    from .seat_file import SeatFile
     from .terminal import LineTerminal, PromptTerminal, Terminal
 
     server = None
     local = target if isinstance(target, LocalTable) else None
     if local is not None:
         from leastscore.server.app import Server
-        from leastscore.server.config import ServerConfig
+        from leastscore.server.store import StoreError
+
+        from leastscore.about import default_db
 
         quiet = logging.getLogger("leastscore.server")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False
-        server = Server(
-            ServerConfig(
-                host="127.0.0.1",
-                port=0,
-                db=None,
-                bot_delay=local.bot_delay,
-                human_move_time=local.move_time,
-                idle_timeout=24 * 3600,
-            )
+        config = ServerConfig(
+            host="127.0.0.1",
+            port=0,
+            db=default_db(),  # practice matches show in `leastscore history` too
+            recover=False,
+            bot_delay=local.bot_delay,
+            human_move_time=local.move_time,
+            idle_timeout=24 * 3600,
         )
+        try:
+            server = Server(config)
+        except (StoreError, OSError) as e:
+            click.echo(
+                _("This match will not be recorded ({problem}).").format(problem=e), err=True
+            )
+            config.db = None
+            server = Server(config)
         await server.start()
         host, port = "127.0.0.1", server.port
     else:
@@ -238,10 +257,9 @@ async def _play(
         host, port = target
     where = f"{host}:{port}"
     try:
+        seat_file = SeatFile(host, port, name) if local is None else None
         try:
-            conn = await ServerLink.open(
-                host, port, name, client=f"leastscore-play/{VERSION}", timeout=5
-            )
+            conn, resumed = await _connect(host, port, name, seat_file)
         except ServerError as e:
             click.echo(
                 _("The server at {address} refused us: {reason}.").format(
@@ -284,7 +302,13 @@ async def _play(
         term: Terminal = (
             PromptTerminal(look, status, prompt, options) if tty else LineTerminal(look, status)
         )
-        client = Client(conn, term, retry_for=retry_for, leave_on_quit=server is None)
+        client = Client(
+            conn,
+            term,
+            tries=retries or RECONNECT_TRIES,
+            leave_on_quit=server is None,
+            seat_file=seat_file,
+        )
 
         async def sit_down_with_bots() -> None:
             assert local is not None
@@ -309,6 +333,10 @@ async def _play(
 
         async def lobby() -> None:
             client.show(_("Connected to {address} as {name}.").format(address=where, name=name))
+            if resumed:
+                client.show(_("You are back in your seat."))
+                client.on_message(await conn.request(GetState()))  # redraws the table
+                return
             reply = await conn.request(ListTables())
             assert isinstance(reply, Tables)
             client.known_tables = list(reply.tables)
@@ -319,6 +347,31 @@ async def _play(
     finally:
         if server is not None:
             await server.shutdown()
+
+
+async def _connect(
+    host: str, port: int, name: str, seat_file: SeatFile | None
+) -> tuple[ServerLink, bool]:
+    """Connect, taking back the seat a killed client held if its token was kept;
+    (the link, whether a seat was taken back)."""
+    from leastscore.seats.link import ServerError, ServerLink
+
+    from leastscore.about import VERSION
+
+    conn = ServerLink(host, port, name, client=f"leastscore-play/{VERSION}")
+    token = seat_file.load() if seat_file is not None else None
+    if token is not None and seat_file is not None:
+        conn.tracker.token = token
+        try:
+            await conn.connect(resume=True, timeout=5)
+        except ServerError:  # expired or unknown: the grace period is over
+            seat_file.forget()
+            await conn.close()
+            conn = ServerLink(host, port, name, client=f"leastscore-play/{VERSION}")
+        else:
+            return conn, True
+    await conn.connect(timeout=5)
+    return conn, False
 
 
 def _why(error: BaseException) -> str:

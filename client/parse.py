@@ -377,11 +377,6 @@ def move_text(move: Play | Declare) -> str:
 
 # -- lobby ----------------------------------------------------------------------------
 
-_RULE_ALIASES = {
-    "penalty": "false_declare_penalty",
-    "limit": "declare_limit",
-    "same_suit": "runs_same_suit",
-}
 _RULE_FIELDS = set(Rules.__struct_fields__)
 _BOOL_RULES = {"runs_same_suit", "tie_loses", "first_out_ends"}
 _TRUE = {"yes", "true", "on", "1"}
@@ -407,7 +402,6 @@ def _create(rest: str) -> CreateTable:
         option = word.startswith("--")
         key, eq, value = word.lstrip("-").partition("=")
         key = key.lower().replace("-", "_")
-        key = _RULE_ALIASES.get(key, key)
         if key == "password":
             if not eq:
                 if i >= len(words):

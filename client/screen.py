@@ -28,6 +28,7 @@ from leastscore.game import (
 )
 from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
 from leastscore.game.narrate import describe, ordinal
+from leastscore.game.rules import house_rules_text
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
 from leastscore.protocol.text import shown
 from leastscore.protocol.tracker import Tracker
@@ -39,7 +40,7 @@ from rich.text import Text
 
 from leastscore.lang import _
 
-from .parse import own_words
+from .parse import HOUSE_RULES_HELP, own_words
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,7 @@ def match_heading(event: MatchStarted, me: int | None, look: Look) -> Text:
     changes.pop("threshold", None)
     if changes:
         line = _("{match}; house rules: {rules}").format(
-            match=line, rules=", ".join(k if v is True else f"{k}={v}" for k, v in changes.items())
+            match=line, rules=house_rules_text(changes)
         )
     return heading(line, look)
 
@@ -338,7 +339,7 @@ def _groups(tracker: Tracker, look: Look) -> Text | None:
             out.append_text(cards(sorted(union), look))
             out.append(f" {kind}")
         else:
-            out.append(_("{kind} from").format(kind=kind) + " ")
+            out.append(_("{kind}: {count} of").format(kind=kind, count=len(ranks)) + " ")
             out.append_text(cards(sorted(union), look))
     return out
 
@@ -450,7 +451,11 @@ def reveal(
     for seat, hand in enumerate(event.hands):
         if hand is None:
             continue
-        who = _("You") if seat == me else safe(names[seat], look)
+        who = (
+            _("{name} (you)").format(name=safe(names[seat], look))
+            if seat == me
+            else safe(names[seat], look)
+        )
         note = []
         if seat == event.seat:
             note.append(_("declared") if event.holds else _("declared, not lowest"))
@@ -471,7 +476,16 @@ def reveal(
     return grid
 
 
-def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Look) -> Group:
+def standings(
+    event: MatchEnded,
+    names: Sequence[str],
+    me: int | None,
+    look: Look,
+    out_in: Mapping[int, int] | None = None,
+    left_in: Mapping[int, int] | None = None,
+) -> Group:
+    """The final order, and why it is that order: who was still in, who went out when."""
+    out_in, left_in = out_in or {}, left_in or {}
     grid = Table(
         title=_("Final standings"),
         title_justify="left",
@@ -482,10 +496,18 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
     grid.add_column(_("place"), justify="right")
     grid.add_column(_("player"))
     grid.add_column(_("score"), justify="right")
+    grid.add_column("")
     for s in event.standings:
-        who = _("You") if s.seat == me else safe(names[s.seat], look)
+        name = safe(names[s.seat], look)
+        who = _("{name} (you)").format(name=name) if s.seat == me else name
         style = "bold" if look.color and s.place == 1 else ""
-        grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score))
+        if s.seat in left_in:
+            why = _("left in round {round}").format(round=left_in[s.seat])
+        elif s.seat in out_in:
+            why = _("out in round {round}").format(round=out_in[s.seat])
+        else:
+            why = _("still in")
+        grid.add_row(ordinal(s.place), Text(who, style=style), str(s.score), why)
     winner = event.standings[0]
     winner_name = safe(names[winner.seat], look)
     if me is None:
@@ -506,7 +528,7 @@ def standings(event: MatchEnded, names: Sequence[str], me: int | None, look: Loo
 
 
 def rules_note(rules: Mapping[str, object]) -> str:
-    return ", ".join(k if v is True else f"{k}={v}" for k, v in rules.items())
+    return house_rules_text(rules)
 
 
 def tables_list(tables: Sequence[TableInfo], look: Look) -> RenderableType:
@@ -619,9 +641,9 @@ def help_view(look: Look) -> Panel:
             "  create NAME",
             _("open a table: --seats N, --threshold T, --password P, house rules"),
         ),
-        ("", "runs_same_suit, tie_loses, first_out_ends, penalty=N, limit=N"),
+        ("", HOUSE_RULES_HELP),
         (
-            "  join ID, watch ID",
+            "  join ID, watch ID [--password P]",
             _("sit at a table (add its password if it has one), or look on"),
         ),
         (

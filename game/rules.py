@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -69,3 +70,22 @@ def _check_int(name: str, value: object, low: int) -> None:
 
 
 STANDARD = Rules()
+
+
+def house_rules_text(changes: Mapping[str, object]) -> str:
+    """House rules as players type them: ``tie_loses, false_declare_penalty=25``.
+
+    One spelling everywhere (the lobby, the match heading, replays, tournament reports), the
+    same one ``create`` accepts, so what is shown can be typed back.
+    """
+    words = []
+    for name, value in changes.items():
+        if value is True:
+            words.append(name)
+        elif value is False:
+            words.append(f"{name}=off")
+        elif value is None:
+            words.append(f"{name}=none")
+        else:
+            words.append(f"{name}={value}")
+    return ", ".join(words)

@@ -7,10 +7,32 @@ import math
 import click
 
 
+def _level(value: str) -> str:
+    from leastscore.bots import builtin
+
+    try:
+        builtin(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    return value
+
+
 @click.command()
-@click.option("--seats", default=4, show_default=True, type=click.IntRange(2, 8))
-@click.option("--level", default="greedy", show_default=True, help="Built-in bot level.")
-@click.option("--threshold", default=100, show_default=True, type=click.IntRange(1))
+@click.option("--seats", default=4, show_default=True, type=click.IntRange(2, 8), help="Players.")
+@click.option(
+    "--level",
+    default="greedy",
+    show_default=True,
+    callback=lambda ctx, param, value: _level(value),
+    help="The bots' level: random, greedy, counter or expert (options as LEVEL:KEY=VALUE).",
+)
+@click.option(
+    "--threshold",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1),
+    help="A player above this many points is out.",
+)
 @click.option("--seed", type=int, default=None, help="Deal from this seed (replayable).")
 @click.option(
     "--log", "log_path", type=click.Path(dir_okay=False), help="Write the JSON Lines log."
@@ -27,13 +49,15 @@ def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str
 
     from .replay_cmd import show_match
 
-    names = [f"{level.capitalize()} {chr(ord('A') + i)}" for i in range(seats)]
-    match = Match(names, Rules(threshold=threshold), seed)
-    players = [
-        BotSeat(make_bot(level, None if seed is None else seed + i), names[i]) for i in range(seats)
+    players = [make_bot(level, None if seed is None else seed + i) for i in range(seats)]
+    # named as at a server's table: "Greedy bot", "Greedy bot (2)", ...
+    names = [f"{players[0].name.capitalize()} bot"] + [
+        f"{players[0].name.capitalize()} bot ({i + 1})" for i in range(1, seats)
     ]
+    match = Match(names, Rules(threshold=threshold), seed)
+    seats_ = [BotSeat(players[i], names[i]) for i in range(seats)]
     driver = MatchDriver(
-        match, players, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
+        match, seats_, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
     )
     asyncio.run(driver.run())
     show_match(match.log)

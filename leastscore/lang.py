@@ -160,6 +160,7 @@ HEARD = (
     N_("leave your table first"),
     N_("there is no table {table}"),
     N_("wrong password for that table"),
+    N_("that table needs a password: join ID --password P"),
     N_("only the table's creator adds bots"),
     N_("only the table's creator starts it"),
     N_("you are not at a table"),

@@ -9,21 +9,44 @@ import click
 
 from leastscore.game import Event
 
+ENDINGS = {
+    "aborted": "The match was aborted after round {round}: it was stopped before it ended"
+    " (everyone left the table, or the server was shut down).",
+    "interrupted": "The match was interrupted in round {round}: its server stopped without"
+    " a word; the log goes as far as the last event stored.",
+    None: "The match did not end: the log stops in round {round}.",
+}
+"""What a log that has no end says, by the match's status in the database."""
 
-def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
-    """Print a full log: each round's deal, moves and reveal."""
+
+def show_match(
+    events: Sequence[Event], echo: object = click.echo, status: str | None = None
+) -> None:
+    """Print a full log: each round's deal, moves and reveal; how it ended if it did not.
+
+    ``status`` is the match's in the database (``aborted``, ``interrupted``), when known.
+    """
     from rich.console import Console
     from rich.table import Table
 
-    from leastscore.game import Declared, MatchStarted, RoundStarted
+    from leastscore.game import Declared, MatchEnded, MatchStarted, RoundStarted
     from leastscore.game.narrate import describe
+    from leastscore.game.rules import house_rules_text
     from leastscore.protocol.text import shown
 
     console = Console(highlight=False, markup=False)  # a name "[/b]" is text, not markup
     names: Sequence[str] = ()
+    round_no = 0
     for event in events:
         if isinstance(event, MatchStarted):
             names = [shown(name) for name in event.seats]
+            changes = event.rules.changes()
+            changes.pop("threshold", None)
+            console.print(shown(describe(event, names)))
+            console.print(f"House rules: {house_rules_text(changes) or 'none'}")
+            continue
+        if isinstance(event, RoundStarted):
+            round_no = event.round
         if isinstance(event, RoundStarted):
             console.rule(f"Round {event.round}")
             console.print(shown(describe(event, names)))
@@ -45,11 +68,14 @@ def show_match(events: Sequence[Event], echo: object = click.echo) -> None:
                     str(event.scores[seat]) + (" out" if seat in event.eliminated else ""),
                 )
             console.print(table)
+    if events and not isinstance(events[-1], MatchEnded):
+        ending = ENDINGS.get(status, ENDINGS[None])
+        console.print(ending.format(round=round_no))
 
 
 @click.command()
 @click.argument("source")
-@click.option("--db", default=None, help="Match database (default: the server's).")
+@click.option("--db", default=None, show_default="the server's", help="SQLite file for matches.")
 @click.option(
     "--check",
     is_flag=True,
@@ -62,6 +88,7 @@ def replay(source: str, db: str | None, check: bool) -> None:
     from leastscore.game import replay as rerun
 
     path = Path(source)
+    status: str | None = None
     if source.isdigit() and not path.exists():
         from leastscore.about import default_db
         from leastscore.server.store import MatchDatabase, StoreError
@@ -84,6 +111,7 @@ def replay(source: str, db: str | None, check: bool) -> None:
         if found is None:
             raise click.ClickException(f"no match {source} in {db}")
         events = found
+        status = record.status if record is not None else None
     elif not path.exists():
         raise click.ClickException(f"no match log at {source}")
     else:
@@ -91,7 +119,7 @@ def replay(source: str, db: str | None, check: bool) -> None:
             events = read_log(path)
         except Exception as e:
             raise click.ClickException(f"{source} is not a match log: {e}") from None
-    show_match(events)
+    show_match(events, status=status)
     if check:
         from leastscore.game import IllegalMove, MatchEnded
 

@@ -15,7 +15,8 @@ from .lang import LANGUAGES, choose, rules_text
     "--lang",
     type=click.Choice(list(LANGUAGES), case_sensitive=False),
     default=None,
-    help="en, tl, nl, fr or zu (default: the locale's language, else English).",
+    show_default="the locale's language, else English",
+    help="The language: en, tl, nl, fr or zu.",
 )
 def rules(plain: bool, lang: str | None) -> None:
     """Print the rules of Least Score."""

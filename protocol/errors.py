@@ -21,6 +21,7 @@ NO_MATCH = "no_match"
 # Lobby.
 NO_SUCH_TABLE = "no_such_table"
 TABLE_FULL = "table_full"
+PASSWORD_NEEDED = "password_needed"
 WRONG_PASSWORD = "wrong_password"
 TOO_MANY_ATTEMPTS = "too_many_attempts"
 NOT_AT_TABLE = "not_at_table"
@@ -52,6 +53,7 @@ ALL = (
     NO_MATCH,
     NO_SUCH_TABLE,
     TABLE_FULL,
+    PASSWORD_NEEDED,
     WRONG_PASSWORD,
     TOO_MANY_ATTEMPTS,
     NOT_AT_TABLE,

@@ -79,6 +79,10 @@ class Tracker:
     over: bool = False
     standings: tuple[Standing, ...] = ()
     last_reveal: Declared | None = None
+    out_in: dict[int, int] = field(default_factory=dict)
+    """Seats that went over the threshold this match, and the round they went out in."""
+    left_in: dict[int, int] = field(default_factory=dict)
+    """Seats that left the match (or forfeited), and the round they left in."""
     log: list[msgspec.Struct] = field(default_factory=list)
     """Recent events and chat, oldest first, for display."""
     log_size: int = 200
@@ -188,6 +192,7 @@ class Tracker:
         n = len(m.seats)
         self.scores, self.active = [0] * n, [True] * n
         self.standings, self.last_reveal = (), None
+        self.out_in, self.left_in = {}, {}
         self._remember(m)
 
     def _round_start(self, m: RoundStarted) -> None:
@@ -243,6 +248,7 @@ class Tracker:
         self.scores = list(m.scores)
         for seat in m.eliminated:
             self.active[seat] = False
+            self.out_in[seat] = self.round
         self.last_reveal = m
         self._remember(m)
 
@@ -251,6 +257,7 @@ class Tracker:
 
     def _resigned(self, m: Resigned) -> None:
         self.active[m.seat] = False
+        self.left_in.setdefault(m.seat, self.round)
         self.dead_size += self.hand_sizes[m.seat]
         self.hand_sizes[m.seat] = 0
         if m.seat == self.you:

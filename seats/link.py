@@ -95,6 +95,41 @@ class ServerLink:
         self.welcome = reply
         return reply
 
+    async def reconnect(
+        self,
+        *,
+        resume: bool,
+        tries: int,
+        within: float | None = None,
+        pause: float = 0.25,
+        max_pause: float = 4.0,
+        timeout: float = 10.0,
+        on_try: Callable[[int], None] | None = None,
+    ) -> Welcome | None:
+        """Connect again after the connection dropped: up to ``tries`` attempts (and no
+        new one after ``within`` seconds), pausing ``pause`` seconds after a failed one,
+        doubling up to ``max_pause``. ``on_try(n)`` is told before the n-th attempt.
+
+        The welcome, or None when no attempt worked. A refusal by a server that answers
+        (``ServerError``, e.g. ``bad_token`` from a server that restarted) is raised at
+        once: trying again would get the same answer."""
+        loop = asyncio.get_running_loop()
+        give_up = None if within is None else loop.time() + within
+        for attempt in range(1, tries + 1):
+            if give_up is not None and attempt > 1 and loop.time() >= give_up:
+                break
+            if on_try is not None:
+                on_try(attempt)
+            await self.close()  # whatever is left of the last attempt
+            left = timeout if give_up is None else max(1.0, min(timeout, give_up - loop.time()))
+            try:
+                return await self.connect(resume=resume, timeout=left)
+            except (OSError, TimeoutError, ConnectionClosed):
+                if attempt < tries:
+                    await asyncio.sleep(pause)
+                    pause = min(pause * 2, max_pause)
+        return None
+
     async def _read(self, reader: asyncio.StreamReader) -> None:
         frames = FrameReader(limit=SERVER_FRAME_LIMIT)
         try:

@@ -33,7 +33,7 @@ class Server:
         self.config = config or ServerConfig()
         self.loop = asyncio.get_event_loop_policy().get_event_loop()
         # The database first: a file it refuses (StoreError) leaves nothing started.
-        self.store = AsyncStore(self.config.db) if self.config.db else None
+        self.store = AsyncStore(self.config.db, self.config.recover) if self.config.db else None
         if self.store is not None and self.store.interrupted:
             log.warning(
                 "the last server died during match(es) %s: marked interrupted",

@@ -57,7 +57,8 @@ def setup_logging(verbose: int, quiet: int) -> None:
 @click.option(
     "--name",
     default=None,
-    help="The server's name on the LAN (default: this machine's name).",
+    show_default="this machine's name",
+    help="The server's name on the LAN.",
 )
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
 @click.option("--no-db", is_flag=True, help="Keep no record of matches.")
@@ -83,7 +84,7 @@ def setup_logging(verbose: int, quiet: int) -> None:
     "--bot-delay",
     default=ServerConfig.bot_delay,
     show_default=True,
-    help="Bots' pause at tables with people.",
+    help="Seconds a bot waits before it moves at tables with people.",
 )
 @click.option(
     "--bot-think-time",
@@ -192,7 +193,7 @@ async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) 
 
 @click.command()
 @click.option("--db", default=default_db(), show_default=True, help="SQLite file for matches.")
-@click.option("--limit", default=30, show_default=True)
+@click.option("--limit", default=30, show_default=True, help="How many matches to list.")
 def history(db: str, limit: int) -> None:
     """List recorded matches, newest first.
 

@@ -14,6 +14,10 @@ class ServerConfig:
     port: int = 0
     db: str | None = None
     """SQLite file for finished matches; None keeps nothing."""
+    recover: bool = True
+    """Mark the matches the database holds as running as interrupted when starting. Off
+    for a server inside ``play --local``: it shares the file with any ``serve`` of this
+    user, whose running matches are alive."""
     max_frame: int = MAX_FRAME
     handshake_timeout: float = 10.0
     idle_timeout: float = 300.0

@@ -177,6 +177,15 @@ class Lobby:
         """Check a guess at the table's password if ``Guesses`` allows one now; False once
         the refusal is sent. A guess over the limit is not even compared (no timing leak)."""
         assert table.password is not None
+        if not msg.password:  # not a guess: nothing to count or to slow down
+            player.send(
+                Error(
+                    errors.PASSWORD_NEEDED,
+                    "that table needs a password: join ID --password P",
+                    msg.id,
+                )
+            )
+            return False
         now = self.server.loop.time()
         address = player.conn.address if player.conn is not None else "?"
         wait = self.guesses.wait(table.id, address, now)

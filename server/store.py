@@ -283,14 +283,14 @@ class AsyncStore:
     The thread runs one call at a time, in the order they were made: a match's
     row is written before its events, and its events before its record."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, recover: bool = True) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
         try:
             self._store = self._pool.submit(MatchDatabase, path).result()
         except BaseException:
             self._pool.shutdown()
             raise
-        self.interrupted = self._pool.submit(self._store.recover).result()
+        self.interrupted = self._pool.submit(self._store.recover).result() if recover else []
         """Matches a server that died left running, now marked interrupted."""
 
     async def run(self, call: Callable[[MatchDatabase], T]) -> T:

@@ -57,11 +57,33 @@ def test_demo_writes_a_log_that_replays(tmp_path):
     out = run("demo", "--seed", "7", "--threshold", "25", "--log", str(log))
     assert out.returncode == 0, out.stderr
     assert "Match over" in out.stdout
+    # the bots are named as at a server's table, not "Greedy A"
+    assert "Greedy bot (2)" in out.stdout and "Greedy A" not in out.stdout
     first = json.loads(log.read_text().splitlines()[0])
     assert first["type"] == "match_start" and first["seed"] == 7
     again = run("replay", str(log), "--check")
     assert again.returncode == 0, again.stderr
     assert "replay check: identical" in again.stdout
+
+
+def test_replay_names_the_house_rules_and_says_a_log_has_no_end(tmp_path):
+    from leastscore.bots import make_bot
+    from leastscore.bots.view import BotView
+    from leastscore.game import Match, Rules, write_log
+
+    match = Match(["Ann", "Bea"], Rules(threshold=30, tie_loses=True), seed=3)
+    bots = [make_bot("greedy", 1), make_bot("greedy", 2)]
+    match.start()
+    for _ in range(3):
+        seat = match.to_move
+        match.apply(seat, bots[seat].choose(BotView.of(match.view(seat))))
+    log = tmp_path / "cut.jsonl"
+    with open(log, "wb") as f:
+        write_log(match.log, f)
+    out = run("replay", str(log))
+    assert out.returncode == 0, out.stderr
+    assert "House rules: tie_loses" in out.stdout
+    assert "The match did not end: the log stops in round 1." in out.stdout
 
 
 def test_replay_of_a_missing_or_bad_file(tmp_path):

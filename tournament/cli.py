@@ -58,19 +58,22 @@ def _rule(text: str) -> tuple[str, Any]:
     type=click.Path(exists=True, dir_okay=False),
     help="A TOML file with the whole tournament; flags override it.",
 )
-@click.option("--seats", type=click.IntRange(2, 8), help="Players per match  [default: 4]")
-@click.option("--threshold", type=click.IntRange(1), help="Elimination threshold  [default: 100]")
+@click.option("--seats", type=click.IntRange(2, 8), show_default="4", help="Players per match.")
+@click.option(
+    "--threshold", type=click.IntRange(1), show_default="100", help="Elimination threshold."
+)
 @click.option(
     "--rule", multiple=True, metavar="NAME=VALUE", help="A house rule, e.g. tie_loses=true."
 )
-@click.option("--deals", type=click.IntRange(1), help="Deals per group  [default: 20]")
-@click.option("--seed", type=click.IntRange(0), help="Tournament seed  [default: random]")
+@click.option("--deals", type=click.IntRange(1), show_default="20", help="Deals per group.")
+@click.option("--seed", type=click.IntRange(0), show_default="random", help="Tournament seed.")
 @click.option("--gauntlet", metavar="NAME", help="Play NAME against all the others only.")
-@click.option("--workers", type=click.IntRange(1), help="Worker processes  [default: cores]")
+@click.option("--workers", type=click.IntRange(1), show_default="cores", help="Worker processes.")
 @click.option(
     "--affinity/--no-affinity",
     default=None,
-    help="Give each worker (and its programs) a core of its own  [default: on, Linux]",
+    show_default="on, Linux",
+    help="Give each worker (and its programs) a core of its own.",
 )
 @click.option(
     "--cluster",
@@ -82,16 +85,21 @@ def _rule(text: str) -> tuple[str, Any]:
     "--move-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    help="Time for each move  [default: 5]",
+    show_default="5",
+    help="Time for each move.",
 )
 @click.option(
     "--startup-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    help="Time for a program to start, or a remote bot to connect  [default: 10]",
+    show_default="10",
+    help="Time for a program to start, or a remote bot to connect.",
 )
 @click.option(
-    "--max-faults", type=click.IntRange(0), help="Faults a bot may make in a match  [default: 5]"
+    "--max-faults",
+    type=click.IntRange(0),
+    show_default="5",
+    help="Faults a bot may make in a match.",
 )
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
@@ -119,7 +127,8 @@ def _rule(text: str) -> tuple[str, Any]:
     "--format",
     "output",
     type=click.Choice(["table", "json", "csv"]),
-    help="What to print at the end  [default: table]",
+    show_default="table",
+    help="What to print at the end.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of the JSON standings.")

@@ -12,6 +12,7 @@ import io
 from typing import Any, Literal
 
 import msgspec
+from leastscore.game.rules import house_rules_text
 from rich import box
 from rich.table import Table
 
@@ -288,9 +289,10 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
     """The standings; a terminal narrower than ``WIDE`` gets the main columns only."""
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
     wide = width >= WIDE
+    house = house_rules_text(config.describe()["house_rules"])
     table = Table(
         title=f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
-        f"seed {config.seed}",
+        f"seed {config.seed}" + (f"; house rules: {house}" if house else ""),
         caption=f"win rate with its 95% interval (unit: {tally.interval_unit}); "
         "faults: timeouts/illegal/crashes/forfeits",
         box=box.SIMPLE_HEAD,
@@ -298,7 +300,7 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
     )
     headers = ["#", "bot", "matches", "wins", "win rate"]
     if wide:
-        headers += ["place", "pts/round", "declared"]
+        headers += ["place", "pts/round", "declarations held"]
     headers += ["rating μ±σ", "ordinal", "faults"]
     for header in headers:
         table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
@@ -394,7 +396,7 @@ def to_html(
         for bot, texts in sorted(tally.problems.items())
     )
     fmt = config.describe()
-    house = ", ".join(f"{k}={v}" for k, v in fmt["house_rules"].items()) or "none"
+    house = house_rules_text(fmt["house_rules"]) or "none"
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
     headers = (
         "#",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -33,6 +35,22 @@ def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
         text=True,
         timeout=120,
         cwd=project,
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "3 passed" in tested.stdout
+
+
+def test_the_python_project_s_readme_commands_work_from_a_plain_shell(tmp_path: Path) -> None:
+    """No environment activated: the README names the Python the project was made with."""
+    project = new_bot("plain", "python", tmp_path)
+    readme = (project / "README.md").read_text()
+    line = next(line.strip() for line in readme.splitlines() if "-m pytest" in line)
+    command = [*shlex.split(line.split("#")[0]), "-q", "-p", "no:cacheprovider"]
+    assert command[0] == sys.executable
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PATH"] = "/usr/bin:/bin"
+    tested = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=project, env=env
     )
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "3 passed" in tested.stdout

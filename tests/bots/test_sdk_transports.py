@@ -80,7 +80,8 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
         assert seat.starts == 1 and seat.problems == []
         await seat.close()
     said = (tmp_path / "stderr").read_text()
-    assert "thinking about turn" in said and said.count("match over: placed") == 2
+    assert "thinking about turn" in said and said.count("match over: the bot ") == 2
+    assert "(winner)" not in said and "one player was left under the threshold" in said
 
 
 async def play_stdio(tmp_path, cls: str, limit: float = 5.0, linger: float = 0.0):
@@ -266,6 +267,7 @@ async def test_tcp_faults_are_reported_and_the_match_goes_on(server: Server) -> 
             "15",
         )
         assert code == 1 and words in said and "1 match(es) played" in said, said
+        assert re.search(r"match over: the bot (won, 1st|placed 2nd) of 2 \(", said), said
 
 
 async def test_tcp_a_table_that_does_not_exist(server: Server) -> None:

@@ -91,9 +91,9 @@ def screens(look: Look = LOOK, seed: int = 21) -> Iterator[str]:
     yield render(help_view(look), look, WIDTH)
     tracker = Tracker()
     tracker.apply(TableChanged(table(False)))
-    yield status(tracker, look)
-    yield status(Tracker(), look)
-    yield status(tracker, look, connected=False)
+    yield status(tracker, look, 0.0)
+    yield status(Tracker(), look, 0.0)
+    yield status(tracker, look, 0.0, connected=False)
     match = Match(SEATS, Rules(threshold=15, tie_loses=True), seed=seed)  # three rounds
     bots = [make_bot("greedy", seed=seat) for seat in range(3)]
     events = match.start()
@@ -109,10 +109,10 @@ def screens(look: Look = LOOK, seed: int = 21) -> Iterator[str]:
             break
         mover = match.to_move
         tracker.apply(turn_for(match.view(0), 30_000, mover))
-        yield status(tracker, look)
+        yield status(tracker, look, 0.0)
         if mover == 0:
             yield render(table_view(tracker, look, moves=5), look, WIDTH)
-            yield render(turn_line(tracker, look, verbose=seen < 2), look, WIDTH)
+            yield render(turn_line(tracker, look, 0.0, verbose=seen < 2), look, WIDTH)
             yield from (meta for _, meta in candidates(tracker, ["t0a1b2"]))
             seen += 1
         view = BotView.of(match.view(mover))
@@ -122,7 +122,7 @@ def screens(look: Look = LOOK, seed: int = 21) -> Iterator[str]:
             yield parse.move_text(move)
         events = match.apply(mover, move)
     assert seen > 3 and tracker.over
-    yield status(tracker, look)
+    yield status(tracker, look, 0.0)
     # What one match may not show: the rest of the ways the table speaks.
     names = tuple(SEATS)
     for message in (
@@ -302,7 +302,7 @@ DATA = {
     *(word for name in [*SEATS, "Bea", "Friday"] for word in name.lower().split()),
     *(word for command in parse.COMMAND_WORDS for word in command.split()),
     *Rules.__struct_fields__,
-    *("deck", "take", "declare", "d", "greedy", "penalty", "limit", "quit"),
+    *("deck", "take", "declare", "d", "greedy", "password", "quit"),
     *("hello", "hi", "xyzzy", "bogus", "maybe", "x", "zh"),  # typed in the screens above
 }
 """Lowercase words that are data (names, typed words, house rules), not messages."""

@@ -107,10 +107,10 @@ def test_declare_and_the_other_commands() -> None:
             CreateTable("", 4, {"runs_same_suit": True, "tie_loses": True, "first_out_ends": True}),
         ),
         (
-            "create penalty=30 limit=7",
+            "create false_declare_penalty=30 declare_limit=7",
             CreateTable("", 4, {"false_declare_penalty": 30, "declare_limit": 7}),
         ),
-        ("create same_suit=no", CreateTable("", 4, {"runs_same_suit": False})),
+        ("create runs_same_suit=no", CreateTable("", 4, {"runs_same_suit": False})),
         ("create Club --password s3cret", CreateTable("Club", password="s3cret")),
         ("create Club password=s3cret --seats 2", CreateTable("Club", 2, password="s3cret")),
     ],
@@ -127,6 +127,8 @@ def test_create_with_options_and_house_rules(text: str, command: CreateTable) ->
         ("create --threshold many", "whole number"),
         ("create --threshold 0", "(?i)threshold must be at least 1"),
         ("create --frobnicate", "Unknown table option"),
+        ("create penalty=30", "Unknown table option.*false_declare_penalty=N"),  # one name each
+        ("create same_suit=no", "Unknown table option.*runs_same_suit"),
         ("create tie_loses=maybe", "on or off"),
         ('create "unclosed', "create:"),
     ],

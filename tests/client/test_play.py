@@ -3,7 +3,10 @@ screen, against a real server (in the same process with ``--local``, or a separa
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,6 +75,26 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
     assert local.finish() == 0
 
 
+def test_a_practice_match_is_recorded_and_listed_in_history() -> None:
+    term = Terminal(*LOCAL, "--bots", "1", "--threshold", "15")
+    try:
+        term.my_turn()
+        term.type("quit")
+        assert term.finish() == 0
+        env = {**os.environ, "XDG_DATA_HOME": term._data.name}
+        out = subprocess.run(
+            [sys.executable, "-m", "leastscore", "history"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert re.search(r"aborted .*Ann, Counter bot", out.stdout), out.stdout
+    finally:
+        term.kill()
+
+
 def test_an_illegal_move_is_explained_and_the_turn_is_not_lost(local: Terminal) -> None:
     hand, _open_cards, line = local.my_turn()
     assert "No declaring on your first turn" in line
@@ -117,7 +140,7 @@ def _hint_then_declare(local: Terminal) -> None:
     local.expect(rf"You declared at {total} (and were lowest|but were not lowest)")
     local.expect(r"The hands")
     reveal = local.expect(r"(?s).*?player.*?hand.*?total.*?round.*?match.*?\n(.*?\n){5}")
-    you = next(row for row in reveal.group(0).splitlines() if "You " in row)
+    you = next(row for row in reveal.group(0).splitlines() if "Ann (you)" in row)  # as on the board
     assert f" {total} " in you and "declared" in you
     for card in hand:
         assert card[0].replace("T", "10") in you
@@ -189,6 +212,37 @@ def test_a_cut_connection_is_resumed_and_the_table_redrawn(server: ServerProcess
         cable.close()
 
 
+def test_a_killed_client_started_again_takes_its_seat_back(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    data = {"XDG_DATA_HOME": str(tmp_path)}
+    address = ("--server", f"127.0.0.1:{server.port}", "--name", "Ann")
+    first = Terminal(*address, env=data)
+    second = None
+    try:
+        first.expect(r"No tables yet")
+        first.type("create Test --seats 2 --threshold 15")
+        first.type("bot add greedy")
+        hand, _open, _line = first.my_turn()
+        (saved,) = (tmp_path / "leastscore" / "seats").iterdir()
+        assert saved.stat().st_mode & 0o777 == 0o600  # the token is the seat: yours alone
+        first.child.terminate(force=True)  # killed: no leave, no goodbye
+        second = Terminal(*address, env=data)
+        second.expect(r"You are back in your seat\.")
+        found = second.expect(r"Your turn: \d+ s to move")
+        redraw = second.text[: found.start()]
+        assert card_names(re.findall(r"Hand +(.*?) +total", redraw)[-1]) == hand
+        second.type("leave")
+        second.expect(r"You left the table")
+        assert not saved.exists()  # forgotten once the seat is given up
+        second.type("quit")
+        assert second.finish() == 0
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+
+
 def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
     address = f"127.0.0.1:{server.port}"
     ann = Terminal("--name", "Ann", env={"LEASTSCORE_SERVER": address})
@@ -198,11 +252,12 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
         ann.expect(r"Connected to .* as Ann")
         ann.type("create Friday --seats 3 --threshold 15 runs_same_suit --password s3cret")
         table = ann.expect(r"Table Friday \((t\w+)\)").group(1)
+        ann.expect(rf"Others join with: join {table} --password P \(the password you chose\)")
         bea.expect(r"Connected to .* as Bea")
         bea.type("tables")
         bea.expect(rf"{table}.*Friday.*1/3.*open.*runs_same_suit")
         bea.type("join 1")
-        bea.expect(r"Wrong password for that table")
+        bea.expect(r"That table needs a password: join ID --password P")
         bea.type("join 1 --password guess")
         bea.expect(r"Wrong password for that table")
         bea.type("join 1 --password s3cret")
@@ -228,17 +283,51 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
 
 
 def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
-    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retry-for", "2")
+    term = Terminal("--server", f"127.0.0.1:{server.port}", "--retries", "2")
     try:
         term.expect(r"No tables yet")
         server.stop()  # a clean shutdown: it says goodbye first
         term.expect(r"The server says goodbye: the server is shutting down\.")
         term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
-        term.expect(rf"The server at 127\.0\.0\.1:{server.port} did not come back; giving up\.")
+        term.expect(r"Trying again \(2 of 2\)\.\.\.")
+        term.expect(
+            rf"The server at 127\.0\.0\.1:{server.port} did not come back after 2 tries; "
+            r"giving up\."
+        )
         assert term.finish() == 1
         assert "Traceback" not in term.text
     finally:
         term.kill()
+
+
+def test_a_server_that_restarts_during_a_match_sends_you_back_to_the_lobby() -> None:
+    port = free_port()
+    first = ServerProcess("--port", str(port), "--move-time", "120")
+    term = Terminal("--server", f"127.0.0.1:{port}", "--name", "Ann")
+    again = None
+    try:
+        term.expect(r"No tables yet")
+        term.type("create Test --seats 2 --threshold 15")
+        term.type("bot add greedy")
+        term.my_turn()
+        first.stop()
+        term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
+        term.expect(r"Trying again \(\d+ of \d+\)")
+        again = ServerProcess("--port", str(port))
+        mark = term.pos
+        term.expect(r"The server stopped: your match was lost\.")
+        term.expect(r"You are in the lobby: type tables to see the tables\.")
+        said = term.since(mark)
+        assert "token" not in said and "hello" not in said, said
+        term.type("tables")
+        term.expect(r"No tables yet")
+        term.type("quit")
+        assert term.finish() == 0
+    finally:
+        term.kill()
+        first.stop()
+        if again is not None:
+            again.stop()
 
 
 def test_a_server_that_is_not_there_gets_one_clear_sentence() -> None:

@@ -142,7 +142,7 @@ def test_the_reveal_and_the_standings() -> None:
     )
     text = plain(reveal(event, SEATS, 0, PLAIN))
     assert text.isascii()
-    you = next(line for line in text.splitlines() if "You" in line)
+    you = next(line for line in text.splitlines() if "Ann (you)" in line)  # as on the board
     assert "KS" in you and "20" in you and "+17" in you
     bea = next(line for line in text.splitlines() if "Bea" in line)
     assert "declared" in bea
@@ -151,8 +151,11 @@ def test_the_reveal_and_the_standings() -> None:
     end = MatchEnded(
         "winner", (Standing(1, 1, 4), Standing(0, 2, 17), Standing(2, 3, 30)), (17, 4, 30)
     )
-    text = plain(standings(end, SEATS, 0, PLAIN))
+    text = plain(standings(end, SEATS, 0, PLAIN, out_in={2: 3}))
     assert "Final standings" in text and "Bea wins the match. You finished 2nd." in text
+    rows = {n: next(line for line in text.splitlines() if n in line) for n in SEATS}
+    assert "still in" in rows["Bea"] and "still in" in rows["Ann"] and "(you)" in rows["Ann"]
+    assert "out in round 3" in rows["Cy"]
     assert "You win the match!" in plain(standings(end, SEATS, 1, PLAIN))
 
 
@@ -212,9 +215,9 @@ def test_groups_in_the_hand_are_told_once_each() -> None:
     tracker = tracker_of(started(), 0)
     tracker.hand = tuple(sorted(parse_cards("3C 3D 4S 5C 9H")))
     text = plain(table_view(tracker, PLAIN))
-    assert "Groups  3C 3D pair - run from 3C 3D 4S 5C" in text
+    assert "Groups  3C 3D pair - run: 3 of 3C 3D 4S 5C" in text
     tracker.hand = tuple(sorted(parse_cards("9C 9D 9S 2C KH")))
-    assert "Groups  pair from 9C 9D 9S" in plain(table_view(tracker, PLAIN))
+    assert "Groups  pair: 2 of 9C 9D 9S" in plain(table_view(tracker, PLAIN))
     tracker.hand = tuple(sorted(parse_cards("2C 7C 9C JC KH")))
     assert "Groups" not in plain(table_view(tracker, PLAIN))
 

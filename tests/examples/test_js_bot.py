@@ -210,6 +210,11 @@ def test_bot_new_js_passes_its_own_test(js_bot: Path, tmp_path: Path) -> None:
     npm_ci(project)
     npm = shutil.which("npm")
     assert npm is not None
+    # a plain shell: no environment activated, whatever leastscore the PATH may hold
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PATH"] = os.pathsep.join(
+        [str(Path(npm).parent), str(Path(NODE or "node").parent), "/usr/bin", "/bin"]
+    )
     done = subprocess.run(
         [npm, "test"],
         cwd=project,

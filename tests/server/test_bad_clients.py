@@ -163,6 +163,8 @@ async def test_lobby_errors(server: Server):
     owner.send({"type": "add_bot", "level": "expert:samples=0", "id": 9})
     await expect_error(owner, errors.BAD_MESSAGE, closed=False, msg_id=9)
     guest.send({"type": "join", "table": table, "id": 10})
+    await expect_error(guest, errors.PASSWORD_NEEDED, closed=False, msg_id=10)
+    guest.send({"type": "join", "table": table, "password": "wrong", "id": 10})
     await expect_error(guest, errors.WRONG_PASSWORD, closed=False, msg_id=10)
     guest.send({"type": "join", "table": table, "password": "pw", "id": 11})
     assert (await guest.until("ok", id=11))["seat"] == 1

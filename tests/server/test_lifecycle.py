@@ -108,6 +108,7 @@ async def test_sigterm_during_a_match_tells_clients_and_keeps_the_database(tmp_p
     shown = leastscore("replay", "1", "--db", str(db))
     assert shown.returncode == 0, shown.stderr
     assert "Round 1" in shown.stdout
+    assert "The match was aborted after round 1" in shown.stdout
 
 
 async def test_a_finished_match_is_recorded_and_replays(tmp_path):

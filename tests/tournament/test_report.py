@@ -1,0 +1,39 @@
+"""The report's words: columns that say what they count, house rules as players type them."""
+
+from __future__ import annotations
+
+import io
+
+from leastscore.game.rules import Rules, house_rules_text
+from leastscore.tournament.config import TournamentConfig
+from leastscore.tournament.entrants import Entrant
+from leastscore.tournament.report import rich_table, to_html
+from leastscore.tournament.stats import Tally
+from rich.console import Console
+
+
+def config() -> TournamentConfig:
+    entrants = (Entrant("a", "builtin:greedy"), Entrant("b", "builtin:random"))
+    rules = Rules(tie_loses=True, false_declare_penalty=25)
+    return TournamentConfig(entrants=entrants, seed=1, seats=2, rules=rules)
+
+
+def text(width: int = 200) -> str:
+    out = io.StringIO()
+    Console(file=out, width=width, color_system=None).print(
+        rich_table(config(), Tally(["a", "b"], 2), width=width)
+    )
+    return out.getvalue()
+
+
+def test_the_declarations_column_says_it_counts_the_ones_that_held():
+    assert "declarations held" in text()
+
+
+def test_house_rules_are_written_as_create_accepts_them():
+    assert house_rules_text({"tie_loses": True, "false_declare_penalty": 25}) == (
+        "tie_loses, false_declare_penalty=25"
+    )
+    for shown in (text(), to_html(config(), Tally(["a", "b"], 2))):
+        assert "tie_loses, false_declare_penalty=25" in shown
+        assert "tie_loses=True" not in shown
