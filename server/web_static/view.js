@@ -235,7 +235,7 @@ async function showReplay(id) {
   const jump = el("select", "jump");
   for (const [round, i] of rounds) { const o = el("option", null, "Round " + round); o.value = i; jump.appendChild(o); }
   const button = (label, cls) => { const b = el("button", cls, label); return b; };
-  const first = button("\u23ee", "first"), back = button("\u25c0 Back", "back"), next = button("Next \u25b6", "next"), last = button("\u23ed", "last");
+  const first = button("\u00ab First", "first"), back = button("\u25c0 Back", "back"), next = button("Next \u25b6", "next"), last = button("Last \u00bb", "last");
   const controls = add(el("div", "controls"), first, back, next, last, jump, counter);
   const body = el("div");
   add(main, controls, body);

@@ -145,7 +145,7 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
             await no_sideways_scroll(page)
             assert await page.locator(".seat").count() == 2
             if (shot := screenshot_path(f"table-{size[0]}")) is not None:
-                await page.screenshot(path=str(shot), full_page=True)
+                await page.screenshot(path=str(shot))
     await page.locator("#standings").wait_for(timeout=10_000)
     assert HOSTILE in await page.locator("#standings").inner_text()
     assert len(set(seen_turns)) > 1, "the page did not move on"
@@ -227,7 +227,7 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
             assert scores == [str(s) for s in event.scores]
         shot = screenshot_path("replay")
         if shot is not None and isinstance(event, Declared) and not shot.exists():
-            await page.screenshot(path=str(shot), full_page=True)
+            await page.screenshot(path=str(shot))
     assert await page.locator("#standings").count() == 1
     # jump by round: the board is the one dealt
     rounds = [e for e in log if isinstance(e, RoundStarted)]
