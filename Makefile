@@ -10,7 +10,7 @@ SUBPACKAGES := game protocol seats server client bots tournament
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,fast,lan,cluster]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,fast,lan,cluster,web]'
 	touch $(STAMP)
 
 play: $(STAMP)

@@ -8,6 +8,7 @@ import logging
 import signal
 from collections import Counter
 from collections.abc import Coroutine
+from typing import TYPE_CHECKING
 
 from leastscore.protocol import ProtocolError, errors
 
@@ -18,6 +19,9 @@ from .house_bots import HouseBots
 from .journal import Journal
 from .lobby import Lobby
 from .store import AsyncStore
+
+if TYPE_CHECKING:
+    from .web import WebView
 
 log = logging.getLogger("leastscore.server")
 
@@ -52,6 +56,8 @@ class Server:
         self._matches: set[asyncio.Task[None]] = set()
         self.announcer: Announcer | None = None
         """Set when the server announces itself on the LAN (``serve --lan``)."""
+        self.web: WebView | None = None
+        """The web view, when the server shows itself in browsers (``serve --web``)."""
         self.stopped = asyncio.Event()
 
     @property
@@ -87,6 +93,8 @@ class Server:
             return
         if self._server is not None:
             self._server.close()
+        if self.web is not None:
+            await self.web.stop()  # browsers are read-only: they lose nothing
         if self.announcer is not None:
             await self.announcer.stop()  # the LAN hears the goodbye first
         self.bots.close()  # whatever the bots are thinking, it ends now

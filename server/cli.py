@@ -116,6 +116,16 @@ def setup_logging(verbose: int, quiet: int) -> None:
     show_default=True,
     help="Seconds a frame begun has to arrive whole before the connection is closed.",
 )
+@click.option(
+    "--web",
+    "web",
+    default=None,
+    is_flag=False,
+    flag_value="7446",
+    metavar="[HOST:]PORT",
+    help="Also serve the web view (read-only, for spectators) on this port; the host is"
+    " the server's unless given. --web alone: port 7446. Needs leastscore[web] (aiohttp).",
+)
 @click.option("--no-uvloop", is_flag=True, help="Use the standard asyncio loop.")
 @click.option("-v", "--verbose", count=True, help="More logging (repeatable).")
 @click.option("-q", "--quiet", count=True, help="Less logging (repeatable).")
@@ -135,6 +145,7 @@ def serve(
     thinkers: int,
     max_connections_per_peer: int,
     frame_timeout: float,
+    web: str | None,
     no_uvloop: bool,
     verbose: int,
     quiet: int,
@@ -157,10 +168,23 @@ def serve(
         frame_timeout=frame_timeout,
     )
     announce_as = (name or socket.gethostname().split(".")[0] or "leastscore").strip()[:60]
-    asyncio.run(_serve(config, announce_as if lan else None, loop_name))
+    web_at = None
+    if web is not None:
+        from .web_address import parse_web
+
+        try:
+            web_at = parse_web(web, config.host)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--web") from None
+    asyncio.run(_serve(config, announce_as if lan else None, loop_name, web_at))
 
 
-async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) -> None:
+async def _serve(
+    config: ServerConfig,
+    announce_as: str | None,
+    loop_name: str,
+    web_at: tuple[str, int] | None = None,
+) -> None:
     from .app import Server
     from .store import StoreError
 
@@ -175,6 +199,23 @@ async def _serve(config: ServerConfig, announce_as: str | None, loop_name: str) 
             f"cannot listen on {config.host}:{config.port}: {e.strerror}"
         ) from None
     click.echo(f"listening on {config.host}:{server.port}", err=False)
+    if web_at is not None:
+        try:
+            from .web import WebView
+        except ImportError:
+            raise click.ClickException(
+                "the web view needs aiohttp: pip install leastscore[web]"
+            ) from None
+        view = WebView(server, *web_at)
+        try:
+            await view.start()
+        except OSError as e:
+            await server.shutdown()
+            raise click.ClickException(
+                f"cannot serve the web view on {web_at[0]}:{web_at[1]}: {e.strerror}"
+            ) from None
+        server.web = view
+        click.echo(f"web view at {view.address}")
     if announce_as is not None:
         from .announce import Announcer
 

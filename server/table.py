@@ -164,6 +164,9 @@ class Table:
         self.held: dict[Player, int] = {}
         """The match seat each player held in ``self.match``: a snapshot shows a player
         the hand of this seat and of no other, whatever happened to the seating since."""
+        self.onlookers: set[Callable[[Sequence[msgspec.Struct]], None]] = set()
+        """Spectators outside the protocol (the web view): each gets the spectator's
+        copy of every event and the public ``turn``, as they happen."""
 
     # -- what people see ---------------------------------------------------------
 
@@ -397,18 +400,24 @@ class Table:
     def _watchers_see(self, events: list[Event]) -> None:
         if self.recording is not None:
             self.recording.add(events)
+        seen = [event.seen_by(None) for event in events]
         for player in self.spectators:
             if player.connected:
-                for event in events:
-                    player.send_bytes(_encoded(event.seen_by(None)))
+                for event in seen:
+                    player.send_bytes(_encoded(event))
+        for onlooker in list(self.onlookers):
+            onlooker(seen)
 
     def _turn_announced(self, mover: int, time_limit: float, view: View) -> None:
         """Build the public ``turn`` once: every seat but the mover, and every spectator, get it."""
-        data = encode(public_turn(view, int(time_limit * 1000), mover))
+        turn = public_turn(view, int(time_limit * 1000), mover)
+        data = encode(turn)
         self.public_turn = data
         for player in self.spectators:
             if player.connected:
                 player.send_bytes(data)
+        for onlooker in list(self.onlookers):
+            onlooker([turn])
 
     async def _play(self) -> None:
         assert self.referee is not None and self.match is not None

@@ -131,6 +131,12 @@ def _rule(text: str) -> tuple[str, Any]:
     help="What to print at the end.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option(
+    "--web",
+    metavar="[HOST:]PORT",
+    help="Show the standings live in browsers on this port (read-only; the host is --listen's,"
+    " else 127.0.0.1). Needs leastscore[web] (aiohttp).",
+)
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of the JSON standings.")
 @click.pass_context
 def tournament(
@@ -156,6 +162,7 @@ def tournament(
     resume: str | None,
     output: str | None,
     quiet: bool,
+    web: str | None,
     schema: bool,
 ) -> None:
     """Play a round-robin (or gauntlet) tournament between bots and report the standings.
@@ -246,6 +253,20 @@ def tournament(
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
+    web_at = None
+    if web is not None:
+        from leastscore.server.web_address import parse_web
+
+        try:
+            web_at = parse_web(web, config.listen.rpartition(":")[0])
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--web") from None
+        try:
+            import aiohttp  # noqa: F401
+        except ImportError:
+            raise click.ClickException(
+                "the web view needs aiohttp: pip install leastscore[web]"
+            ) from None
     code = run_tournament(
         config,
         store,
@@ -254,6 +275,7 @@ def tournament(
         cluster=cluster,
         output=output,
         quiet=quiet,
+        web=web_at,
     )
     ctx.exit(code)
 
@@ -267,6 +289,7 @@ def run_tournament(
     cluster: str | None = None,
     output: str,
     quiet: bool,
+    web: tuple[str, int] | None = None,
 ) -> int:
     """Play what is left, show progress, write the reports; the exit code."""
     from rich.console import Console
@@ -277,6 +300,9 @@ def run_tournament(
     err = Console(stderr=True)
     if config.stages:
         from .stages import run_contest
+
+        if web is not None:
+            raise click.UsageError("--web follows a tournament without stages")
 
         return run_contest(
             config,
@@ -297,6 +323,7 @@ def run_tournament(
             cluster=cluster,
             quiet=quiet,
             err=err,
+            web=web,
         )
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the tournament stopped: {e}") from None

@@ -64,6 +64,7 @@ def play_live(
     cluster: str | None = None,
     title: str = "matches",
     keep_results: bool = False,
+    web: tuple[str, int] | None = None,
 ) -> Played:
     """Play what is left of ``config`` (the results in ``store`` count as played)."""
     schedule = config.schedule()
@@ -135,15 +136,39 @@ def play_live(
     show = err.is_terminal and not quiet
     started = time.perf_counter()
     interrupted = False
+
+    async def play() -> None:
+        if web is None:
+            await runner.run(todo)
+            return
+        from .web import Clock, TournamentView
+
+        clock = Clock(len(schedule), done)
+
+        def page() -> str:
+            return report.to_html(config, tally, sprt, progress=clock.progress(tally.counted))
+
+        view = TournamentView(
+            *web,
+            page=page,
+            standings=lambda: report.to_json(config, tally, sprt),
+        )
+        await view.start()
+        err.print(f"the tournament live at {view.address}", highlight=False)
+        try:
+            await runner.run(todo)
+        finally:
+            await view.stop()
+
     try:
         if todo:
             with asyncio.Runner(loop_factory=loop_factory()) as loop:
                 if show:
                     live = Live(Group(LiveStandings(), progress), console=err, refresh_per_second=2)
                     with live:
-                        loop.run(runner.run(todo))
+                        loop.run(play())
                 else:
-                    loop.run(runner.run(todo))
+                    loop.run(play())
     except KeyboardInterrupt:
         interrupted = True
     finally:

@@ -343,12 +343,62 @@ def crosstable(tally: Tally) -> Table:
 # -- the HTML report -----------------------------------------------------------------------
 
 
+class Progress(msgspec.Struct, frozen=True):
+    """A tournament under way, for its live page: matches counted, and time."""
+
+    counted: int
+    scheduled: int
+    elapsed: float
+    eta: float | None
+    """Seconds still to go, at the pace so far (None before the first match)."""
+
+
+LIVE_SCRIPT = """<script>
+// The live page: fetch the report again and put its body in place. Every name in it
+// was escaped when the page was made: it arrives as text, never as markup.
+setInterval(async () => {
+  try {
+    const reply = await fetch(location.pathname, { cache: "no-store" });
+    if (!reply.ok) return;
+    const page = new DOMParser().parseFromString(await reply.text(), "text/html");
+    document.body.replaceChildren(...page.body.childNodes);
+  } catch (error) { /* the tournament has ended: the last page stays */ }
+}, 2000);
+</script>"""
+
+
+def _progress_html(progress: Progress | None) -> str:
+    if progress is None:
+        return ""
+    share = 100 * progress.counted / progress.scheduled if progress.scheduled else 100.0
+    eta = "" if progress.eta is None else f", about {_duration(progress.eta)} to go"
+    return (
+        f'<p class="progress"><progress max="{progress.scheduled}" value="{progress.counted}">'
+        f"</progress> {progress.counted} of {progress.scheduled} matches ({share:.0f}%), "
+        f"{_duration(progress.elapsed)} so far{eta}</p>"
+    )
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
 def to_html(
     config: TournamentConfig,
     tally: Tally,
     sprt: SprtRun | None = None,
     stages: list[StageReport] | None = None,
+    progress: Progress | None = None,
 ) -> str:
+    """The report page; with ``progress``, the live page of a tournament under way
+    (``tournament --web``), which refreshes itself. One function makes both."""
     esc = html.escape
     standings = tally.standings()
     names = [s.bot for s in standings]
@@ -356,7 +406,7 @@ def to_html(
     for s in standings:
         low, high = s.win_rate_ci
         rows.append(
-            "<tr>"
+            f'<tr data-bot="{esc(s.bot)}">'
             + "".join(
                 f"<td>{esc(str(cell))}</td>"
                 for cell in (
@@ -416,10 +466,14 @@ def to_html(
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Least Score tournament, seed {config.seed}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
+.scroll {{ overflow-x: auto; max-width: 100%; }}
+svg {{ max-width: 100%; height: auto; }}
+@media (max-width: 700px) {{ body {{ margin: .5em; font-size: 14px; }} }}
 td, th {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
 td:nth-child(2), th:first-child {{ text-align: left; }}
 caption {{ text-align: left; font-weight: bold; }}
@@ -430,19 +484,20 @@ threshold {config.rules.threshold}; house rules: {esc(house)};
 {config.move_time:g} s a move; more than {config.max_faults} faults forfeit a match.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
-{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
+{_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
 {_stages_html(stages or [])}
-<table><caption>Standings (by rating ordinal, μ − 3σ)</caption>
+<div class="scroll"><table id="standings"><caption>Standings (by rating ordinal, μ − 3σ)</caption>
 <tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
 {"".join(rows)}
-</table>
+</table></div>
 <h2>Ratings over the tournament</h2>
 {rating_chart(tally)}
-<table><caption>Head to head: how often the row finished ahead of the column
+<div class="scroll"><table><caption>Head to head: how often the row finished ahead of the column
 (level counts half)</caption>
 {"".join(cross)}
-</table>
+</table></div>
 {f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""}
+{LIVE_SCRIPT if progress is not None else ""}
 </body></html>
 """
 

@@ -1,0 +1,222 @@
+"""The web view: the lobby, tables live, the match history and replays, in a browser.
+
+A spectator on the LAN opens a page and needs nothing installed. The view lives in the
+server's own event loop (aiohttp serves HTTP and WebSockets from one asyncio loop, the
+same one the game server runs in) and it is read-only: it answers GETs and sends, never
+receives. It sees a table as a spectator does and no more: it listens on the table's
+``onlookers`` hook, which hands it the spectator's copy of each event (``seen_by(None)``)
+and the public ``turn``; a replay is the spectator's copies of the stored log. No hidden
+card can reach a browser because none is ever given to this module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from aiohttp import WSMsgType, web
+from leastscore.game import Event, MatchStarted
+from leastscore.game.narrate import describe
+from leastscore.protocol.convert import match_state
+from leastscore.protocol.messages import Turn
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .table import Table
+
+log = logging.getLogger("leastscore.server.web")
+
+DEFAULT_PORT = 7446
+STATIC = resources.files("leastscore.server") / "web_static"
+_json = msgspec.json.Encoder()
+SERVER: web.AppKey[Server] = web.AppKey("server")
+
+
+def static_file(name: str) -> bytes:
+    """One of the page's files, as the package ships it."""
+    return (STATIC / name).read_bytes()
+
+
+def spectator_log(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """A stored match as a spectator would have seen it, each event with its words."""
+    names: Sequence[str] = ()
+    out = []
+    for event in events:
+        seen = event.seen_by(None)
+        if isinstance(seen, MatchStarted):
+            names = seen.seats
+        out.append({"event": seen, "text": describe(seen, names)})
+    return out
+
+
+def _snapshot(table: Table) -> dict[str, Any]:
+    """The table as a spectator's ``state`` shows it."""
+    match = table.match
+    out: dict[str, Any] = {"table": table.info(), "web_watchers": len(table.onlookers)}
+    if match is not None:
+        time_ms = 0
+        referee = table.referee
+        if referee is not None and referee.deadline is not None:
+            time_ms = max(0, int((referee.deadline - table.server.loop.time()) * 1000))
+        standings = list(match.standings) if match.over else None
+        out["match"] = match_state(match.view(None), time_ms, standings)
+        out["seats"] = list(match.names)
+    return out
+
+
+class TableFeed:
+    """One browser watching one table: the spectator's copies, queued as JSON text."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4096)
+        self.names: Sequence[str] = list(table.match.names) if table.match else ()
+
+    def __call__(self, messages: Sequence[msgspec.Struct]) -> None:
+        for message in messages:
+            if isinstance(message, MatchStarted):
+                self.names = message.seats
+            if isinstance(message, Turn):
+                item: dict[str, Any] = {"turn": message}
+            elif isinstance(message, Event):
+                item = {"event": message, "text": describe(message, self.names)}
+            else:  # pragma: no cover - the hook carries events and turns only
+                continue
+            self._put(_json.encode(item))
+
+    def _put(self, data: bytes | None) -> None:
+        try:
+            self.queue.put_nowait(data)
+        except asyncio.QueueFull:  # a browser that does not read is let go
+            self.table.onlookers.discard(self)
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+
+
+async def index(request: web.Request) -> web.Response:
+    return web.Response(body=static_file("index.html"), content_type="text/html")
+
+
+async def asset(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    kinds = {"js": "text/javascript", "css": "text/css", "png": "image/png"}
+    kind = kinds.get(name.rsplit(".", 1)[-1])
+    if kind is None or "/" in name or name.startswith("."):
+        raise web.HTTPNotFound()
+    try:
+        body = static_file(name)
+    except FileNotFoundError:
+        raise web.HTTPNotFound() from None
+    return web.Response(body=body, content_type=kind)
+
+
+def _reply(data: object) -> web.Response:
+    return web.Response(body=_json.encode(data), content_type="application/json")
+
+
+async def lobby(request: web.Request) -> web.Response:
+    server = request.app[SERVER]
+    tables = [
+        {"info": t.info(), "web_watchers": len(t.onlookers)} for t in server.lobby.tables.values()
+    ]
+    return _reply({"tables": tables, "history": server.store is not None})
+
+
+async def table_socket(request: web.Request) -> web.StreamResponse:
+    server = request.app[SERVER]
+    table = server.lobby.tables.get(request.match_info["id"])
+    if table is None:
+        raise web.HTTPNotFound(text="no such table")
+    ws = web.WebSocketResponse(heartbeat=30)
+    await ws.prepare(request)
+    feed = TableFeed(table)
+    await ws.send_str(_json.encode({"state": _snapshot(table)}).decode())
+    table.onlookers.add(feed)
+
+    async def drain() -> None:  # the view is read-only: whatever a browser sends is dropped
+        async for message in ws:
+            if message.type in (WSMsgType.ERROR, WSMsgType.CLOSE):
+                break
+        feed.queue.put_nowait(None)
+
+    reader = asyncio.ensure_future(drain())
+    try:
+        while True:
+            data = await feed.queue.get()
+            if data is None or ws.closed:
+                break
+            await ws.send_str(data.decode())
+    finally:
+        table.onlookers.discard(feed)
+        reader.cancel()
+        await ws.close()
+    return ws
+
+
+async def matches(request: web.Request) -> web.Response:
+    server = request.app[SERVER]
+    if server.store is None:
+        return _reply([])
+    records = await server.store.run(lambda s: s.matches(200))
+    return _reply(records)
+
+
+async def replay(request: web.Request) -> web.Response:
+    server = request.app[SERVER]
+    try:
+        match_id = int(request.match_info["id"])
+    except ValueError:
+        raise web.HTTPNotFound() from None
+    if server.store is None:
+        raise web.HTTPNotFound(text="this server keeps no matches")
+    record = await server.store.run(lambda s: s.match(match_id))
+    if record is None:
+        raise web.HTTPNotFound(text=f"no match {match_id}")
+    if record.status == "running":  # its stored events hold the hands: it is watched live
+        raise web.HTTPForbidden(text=f"match {match_id} is being played: watch it live")
+    events = await server.store.run(lambda s: s.log(match_id))
+    return _reply({"match": record, "steps": spectator_log(events or [])})
+
+
+def make_app(server: Server) -> web.Application:
+    app = web.Application()
+    app[SERVER] = server
+    app.router.add_get("/", index)
+    app.router.add_get("/static/{name}", asset)
+    app.router.add_get("/api/lobby", lobby)
+    app.router.add_get("/api/matches", matches)
+    app.router.add_get("/api/replay/{id}", replay)
+    app.router.add_get("/ws/table/{id}", table_socket)
+    return app
+
+
+class WebView:
+    """The web edge of a running server, started and stopped with it."""
+
+    def __init__(self, server: Server, host: str, port: int) -> None:
+        self.server = server
+        self.host = host
+        self.port = port
+        self.runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        self.runner = web.AppRunner(make_app(self.server), access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.host, self.port)
+        await site.start()
+        if self.port == 0:
+            self.port = int(self.runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    @property
+    def address(self) -> str:
+        return f"http://{self.host}:{self.port}/"

@@ -1,0 +1,37 @@
+"use strict";
+// Cards drawn as cards, and the helpers every page shares. Text always goes in as
+// textContent: a name is shown as the characters it holds, never read as markup.
+const SUIT = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+const RANK = { T: "10" };
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function add(parent, ...children) {
+  for (const child of children) if (child) parent.appendChild(child);
+  return parent;
+}
+
+function card(name, small) {
+  const rank = name.slice(0, -1), suit = name.slice(-1);
+  const red = suit === "H" || suit === "D";
+  const node = el("span", "card" + (red ? " red" : "") + (small ? " small" : ""));
+  node.dataset.card = name;
+  node.title = name;
+  add(node, el("span", "rank", RANK[rank] || rank), el("span", "suit", SUIT[suit] || suit));
+  return node;
+}
+
+function cardBack() {
+  return el("span", "card back");
+}
+
+function cardRow(names, small) {
+  const row = el("div", "cards");
+  for (const name of names || []) row.appendChild(card(name, small));
+  return row;
+}

@@ -1,0 +1,268 @@
+"""The web view in a real browser: a live table, the lobby, history and replays."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from leastscore.game import Declared, Event, MatchStarted, Played, RoundStarted
+from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.game.narrate import describe
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+from leastscore.server.store import MatchDatabase
+
+from ..server.conftest import Raw
+from .conftest import screenshot_path
+
+pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
+
+from leastscore.server.web import WebView
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+CARD = re.compile(r"^[A23456789TJQK][CDHS]$")
+SIZES = [(1280, 800), (390, 844)]
+
+
+@pytest.fixture
+async def viewed(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
+    server = Server(
+        ServerConfig(port=0, db=str(tmp_path / "matches.sqlite3"), bot_delay=0.0, grace_period=1.0)
+    )
+    await server.start()
+    view = WebView(server, "127.0.0.1", 0)
+    await view.start()
+    server.web = view
+    yield server, view
+    await server.shutdown()
+
+
+def public_cards(log: list[Event]) -> dict[int, set[str]]:
+    """By round, the cards a spectator may see: the open card dealt, every discard and
+    card taken, and the hands revealed at the declaration. Everything else is hidden."""
+    public: dict[int, set[str]] = {0: set()}
+    round_ = 0
+    for event in log:
+        if isinstance(event, RoundStarted):
+            round_ = event.round
+            public[round_] = set(event.open)
+        elif isinstance(event, Played):
+            public[round_] |= set(event.discard) | ({event.took} if event.took else set())
+        elif isinstance(event, Declared):
+            for hand in event.hands:
+                public[round_] |= set(hand or ())
+    return public
+
+
+def cards_in(obj: Any) -> set[str]:
+    if isinstance(obj, str):
+        return {obj} if CARD.match(obj) else set()
+    if isinstance(obj, dict):
+        return set().union(*(cards_in(v) for v in obj.values())) if obj else set()
+    if isinstance(obj, list):
+        return set().union(*(cards_in(v) for v in obj)) if obj else set()
+    return set()
+
+
+async def seat_against_bot(server: Server, name: str) -> tuple[Raw, str]:
+    """A raw player named ``name`` and a built-in bot at a new table; the match starts."""
+    player = await Raw.connect(server.port)
+    await player.hello(name)
+    player.send({"type": "create", "id": 1, "name": "big screen", "seats": 2})
+    table = (await player.until("ok", id=1))["table"]
+    return player, table
+
+
+async def play_one(player: Raw, next_id: int) -> bool:
+    """Make the raw player's next move; False once the match is over."""
+    message = await player.until_any({"turn", "match_end"}, timeout=30)
+    while message["type"] == "turn" and "hand" not in message:
+        message = await player.until_any({"turn", "match_end"}, timeout=30)
+    if message["type"] == "match_end":
+        return False
+    total = sum(VALUE[BY_NAME[c]] for c in message["hand"])
+    if message["can_declare"] and total <= 4:
+        player.send({"type": "declare", "id": next_id})
+    else:
+        take = "deck" if message["can_draw"] else message["open"][0]
+        player.send({"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take})
+    reply = await player.until_any({"ok", "error"}, timeout=10)
+    assert reply == {"type": "ok", "id": next_id}, reply
+    return True
+
+
+async def no_sideways_scroll(page: Any) -> None:
+    wide = await page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= await page.evaluate("window.innerWidth"), "the page scrolls sideways"
+
+
+async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
+    viewed: tuple[Server, WebView], browser: Any
+) -> None:
+    server, view = viewed
+    player, table = await seat_against_bot(server, HOSTILE)
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: dialogs.append(d.message))
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+
+    await page.goto(view.address)
+    row = page.locator(f"tr[data-table='{table}']")
+    await row.wait_for()
+    assert HOSTILE in await row.inner_text()
+    if shot := screenshot_path("lobby"):
+        await page.screenshot(path=str(shot))
+    await page.goto(view.address + f"#/table/{table}")
+    await page.locator("#board").wait_for()
+
+    player.send({"type": "add_bot", "id": 2, "level": "greedy"})  # the table fills: it starts
+    seen_turns = []
+    next_id = 10
+    shots = iter(SIZES)
+    while True:
+        going = await play_one(player, next_id)
+        next_id += 1
+        if not going:
+            break
+        # the page follows: the move appears in words before the next one is made
+        moves = server.lobby.tables[table].match
+        assert moves is not None
+        played = sum(1 for e in moves.log if isinstance(e, Played))
+        await page.wait_for_function(
+            f"document.querySelectorAll('#moves li').length >= {played}", timeout=10_000
+        )
+        seen_turns.append(await page.locator(".turn").inner_text())
+        size = next(shots, None)
+        if size is not None:
+            await page.set_viewport_size({"width": size[0], "height": size[1]})
+            await no_sideways_scroll(page)
+            assert await page.locator(".seat").count() == 2
+            if (shot := screenshot_path(f"table-{size[0]}")) is not None:
+                await page.screenshot(path=str(shot))
+    await page.locator("#standings").wait_for(timeout=10_000)
+    assert HOSTILE in await page.locator("#standings").inner_text()
+    assert len(set(seen_turns)) > 1, "the page did not move on"
+    assert await page.locator("img").count() == 0 and not dialogs
+
+    match = server.lobby.tables[table].match
+    assert match is not None and match.over
+    public = public_cards(list(match.log))
+    round_ = 0
+    assert frames
+    for frame in frames:  # every WebSocket message, against the engine's full log
+        item = json.loads(frame)
+        event = item.get("event") or {}
+        if event.get("type") == "round_start":
+            round_ = event["round"]
+        if "state" in item and item["state"].get("match"):
+            round_ = item["state"]["match"]["round"]
+        leaked = cards_in(item) - public[round_]
+        assert not leaked, f"hidden cards {leaked} in {frame}"
+        assert "drawn" not in event and "deck" not in event and "hand" not in item.get("turn", {})
+    shown = set(await page.eval_on_selector_all("[data-card]", "e => e.map(c => c.dataset.card)"))
+    assert shown <= public[round_]
+    player.close()
+
+
+async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
+    viewed: tuple[Server, WebView], browser: Any, tmp_path: Any
+) -> None:
+    server, view = viewed
+    player, _ = await seat_against_bot(server, "Ann")
+    player.send({"type": "add_bot", "id": 2, "level": "greedy"})
+    next_id = 10
+    while await play_one(player, next_id):
+        next_id += 1
+    player.close()
+    await server.journal.close()  # the match is in the database, whole
+    db = server.config.db
+    assert db is not None
+    records = MatchDatabase(db).matches()
+    match_id = records[0].id
+    log = MatchDatabase(db).log(match_id)
+    assert log is not None
+    printed = subprocess.run(
+        [sys.executable, "-m", "leastscore", "replay", str(match_id), "--db", db],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "COLUMNS": "500"},  # an event a line, never wrapped
+    ).stdout.splitlines()
+    printed = [line.strip() for line in printed]
+
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await page.goto(view.address + "#/history")
+    await page.locator(f"a[href='#/replay/{match_id}']").click()
+    await page.locator("#board").wait_for()
+    where = 0
+    names: tuple[str, ...] = ()
+    for step, event in enumerate(log, start=1):
+        await page.locator("button.next").click()
+        await page.wait_for_function(
+            f"document.querySelector('.step').dataset.step == '{step}'", timeout=10_000
+        )
+        if isinstance(event, MatchStarted):
+            names = event.seats
+        # replay prints the full log; the page tells the spectator's copy of the same event
+        full = describe(event, names)
+        while where < len(printed) and printed[where] != full:  # the same events, in order
+            where += 1
+        assert where < len(printed), f"step {step}: {full!r} is not what replay prints"
+        line = await page.locator("#moves li").last.inner_text()
+        assert line == describe(event.seen_by(None), names)
+        if isinstance(event, Played) and event.drawn:
+            assert event.drawn not in line
+        if isinstance(event, RoundStarted):
+            assert await page.locator(".deck-size").inner_text() == str(event.deck_size)
+            assert await page.locator(".round").inner_text() == str(event.round)
+        if isinstance(event, Declared):
+            scores = await page.locator(".seat .score").all_inner_texts()
+            assert scores == [str(s) for s in event.scores]
+        shot = screenshot_path("replay")
+        if shot is not None and isinstance(event, Declared) and not shot.exists():
+            await page.screenshot(path=str(shot))
+    assert await page.locator("#standings").count() == 1
+    # jump by round: the board is the one dealt
+    rounds = [e for e in log if isinstance(e, RoundStarted)]
+    await page.locator("select.jump").select_option(label=f"Round {rounds[-1].round}")
+    assert await page.locator(".round").inner_text() == str(rounds[-1].round)
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await no_sideways_scroll(page)
+
+
+async def test_a_match_being_played_is_not_replayed_and_the_view_is_read_only(
+    viewed: tuple[Server, WebView],
+) -> None:
+    import aiohttp
+
+    server, view = viewed
+    player, table = await seat_against_bot(server, "Ann")
+    player.send({"type": "add_bot", "id": 2, "level": "greedy"})
+    await player.until("turn")
+    assert server.store is not None
+    for _ in range(1000):  # the row is written on the store's thread, soon after the deal
+        if await server.store.run(lambda s: s.matches()):
+            break
+    async with aiohttp.ClientSession() as http:
+        async with http.get(view.address + "api/matches") as reply:
+            matches = await reply.json()
+        assert matches[0]["status"] == "running"
+        async with http.get(view.address + f"api/replay/{matches[0]['id']}") as reply:
+            assert reply.status == 403
+        async with http.post(view.address + "api/lobby") as reply:
+            assert reply.status == 405
+        async with http.ws_connect(view.address + f"ws/table/{table}") as ws:
+            first = await ws.receive_json(timeout=10)
+            assert first["state"]["table"]["id"] == table
+            await ws.send_str('{"type": "play", "discard": ["AS"], "take": "deck"}')
+            await play_one(player, 10)
+            after = await ws.receive_json(timeout=10)  # ignored: the events keep coming
+            assert after["event"]["type"] == "played"
+    player.close()

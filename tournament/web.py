@@ -1,0 +1,72 @@
+"""A tournament followed in a browser: ``leastscore tournament ... --web [HOST:]PORT``.
+
+The live page is ``report.html`` itself, made by ``report.to_html`` from the tally as it
+stands, with progress and an estimate of the time left, and a few lines of script that
+fetch the page again every few seconds and put the new body in place. The report written
+at the end and the page on the wall are the same function's output, so they never
+disagree. aiohttp serves it from the tournament's own event loop; it is read-only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from . import report
+
+Page = Callable[[], str]
+"""The live report as it stands now."""
+Standings = Callable[[], bytes]
+"""``standings.json`` as it stands now."""
+
+
+@dataclass
+class Clock:
+    """How far the tournament has got, and how long the rest should take."""
+
+    scheduled: int
+    done_at_start: int
+    started: float = field(default_factory=time.monotonic)
+
+    def progress(self, counted: int) -> report.Progress:
+        elapsed = time.monotonic() - self.started
+        played = counted - self.done_at_start
+        left = self.scheduled - counted
+        eta = elapsed / played * left if played > 0 else None
+        return report.Progress(counted, self.scheduled, elapsed, eta)
+
+
+class TournamentView:
+    """The web edge of a running tournament."""
+
+    def __init__(self, host: str, port: int, page: Page, standings: Standings) -> None:
+        self.host, self.port = host, port
+        self.page, self.standings = page, standings
+        self.runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/", self._page)
+        app.router.add_get("/standings.json", self._standings)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, self.host, self.port).start()
+        if self.port == 0:
+            self.port = int(self.runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    @property
+    def address(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.page(), content_type="text/html")
+
+    async def _standings(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.standings(), content_type="application/json")
