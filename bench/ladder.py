@@ -38,6 +38,7 @@ from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.tournament.deals import DuplicateDeck
 from leastscore.tournament.play import loop_factory
+from leastscore.tournament.stats import wilson
 
 LADDER = (
     ("greedy", "random"),
@@ -122,17 +123,6 @@ def _count(tally: Tally, match: Match, seat: int) -> None:
     tally.places += mine
     if seat in firsts:
         tally.wins += 1 / len(firsts)
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion (fractional wins allowed)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = p + z * z / (2 * n)
-    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    denominator = 1 + z * z / n
-    return (max(0.0, (centre - spread) / denominator), min(1.0, (centre + spread) / denominator))
 
 
 def run(
