@@ -74,6 +74,13 @@ class MoveSlot:
         self._stamp = stamp
         self._early = None
 
+    def expect(self, stamp: tuple[int, int]) -> None:
+        """The seat is asked for the move of turn ``stamp``: open for it unless it is
+        open for it already (then an early answer is kept). A seat handed back to its
+        player in the middle of a turn was not told of that turn while a bot held it."""
+        if not self._open or self._stamp != stamp:
+            self.open(stamp)
+
     def close(self) -> None:
         """The turn is over (the move was accepted, or another seat is to move)."""
         self._open = False

@@ -93,6 +93,7 @@ class RemoteSeat:
                 conn.send_bytes(self.table.public_turn)
 
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
+        self.slot.expect((view.round, view.turn))
         return self.slot.take()
 
     def receive(self, move: Move, msg_id: int | None, stamp: tuple[int, int] | None) -> None:

@@ -306,3 +306,21 @@ async def test_the_match_ends_while_the_mover_is_asked_and_nothing_more_is_asked
     assert match.over and match.standings[0].seat == mover
     assert waiting.cancelled() and ref.deadline is None
     assert seats[mover].verdicts == []
+
+
+async def test_a_seat_handed_back_mid_turn_takes_the_answer_to_that_turn():
+    from leastscore.game import Play
+    from leastscore.seats.seat import MoveSlot
+
+    slot = MoveSlot()
+    slot.open((1, 3))  # the last turn its player was told of, before a bot took over
+    slot.expect((1, 7))  # handed back: asked for round 1, turn 7
+    waiting = slot.take()
+    move = Play.of("AS", "deck")
+    assert slot.offer(move, 5, (1, 7)), "the answer to the snapshot's turn was refused"
+    assert (await waiting) == move and slot.move_id == 5
+    early = MoveSlot()
+    early.open((2, 1))
+    assert early.offer(move, 6, (2, 1))  # a fast answer before the seat is asked
+    early.expect((2, 1))
+    assert (await early.take()) == move  # ...is kept
