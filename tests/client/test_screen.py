@@ -257,5 +257,5 @@ def test_text_from_the_network_is_shown_never_obeyed() -> None:
             assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", text), repr(text)
             assert "[bold]Eve[/bold]" in text  # markup shows as the brackets it is
             assert "\\x1b]52;c;" in text and "\\x0d\\x0aBea: x" in text
-    assert "\\u202e" in status(tracker, COLOUR)
-    assert "\x1b" not in status(tracker, COLOUR)
+    assert "\\u202e" in status(tracker, COLOUR, 0.0)
+    assert "\x1b" not in status(tracker, COLOUR, 0.0)
