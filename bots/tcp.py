@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from leastscore.protocol.messages import AddBot, Create, Join, Leave, Message, Start
 from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 
@@ -71,7 +72,16 @@ async def play_over_tcp(
         return True
 
     runner = BotRunner(bot, send, say=say, on_error="continue", first_id=MOVE_IDS, matches=matches)
-    conn.on_message = runner.feed
+
+    def receive(message: msgspec.Struct) -> None:
+        nonlocal resuming
+        # Only the welcome (a reply, not delivered here) comes before this on a new
+        # connection, and a snapshot may come in the same read: the runner answers it
+        # before the reconnect has returned, and that answer must go out.
+        resuming = False
+        runner.feed(message)
+
+    conn.on_message = receive
     if where.token:
         conn.tracker.token = where.token
     try:
