@@ -11,6 +11,7 @@ import asyncio
 import sys
 
 from leastscore.protocol import FrameReader, frame
+from leastscore.seats.loop import run
 
 
 class Echo(asyncio.Protocol):
@@ -35,11 +36,7 @@ async def serve() -> None:
 
 
 def main() -> None:
-    if "--no-uvloop" not in sys.argv:
-        import uvloop
-
-        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    asyncio.run(serve())
+    run(serve(), fast="--no-uvloop" not in sys.argv)
 
 
 if __name__ == "__main__":

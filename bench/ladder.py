@@ -36,8 +36,8 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Rules, View
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.loop import loop_factory
 from leastscore.tournament.deals import DuplicateDeck
-from leastscore.tournament.play import loop_factory
 from leastscore.tournament.stats import wilson
 
 LADDER = (
@@ -51,7 +51,7 @@ two strong ones against the baseline the targets are set on."""
 
 
 @dataclass
-class Tally:
+class RungTally:
     """Results of one candidate against one opponent."""
 
     matches: int = 0
@@ -59,7 +59,7 @@ class Tally:
     places: float = 0.0
     times: dict[str, array[int]] = field(default_factory=dict)
 
-    def add(self, other: Tally) -> None:
+    def add(self, other: RungTally) -> None:
         self.matches += other.matches
         self.wins += other.wins
         self.places += other.places
@@ -103,10 +103,10 @@ async def play_match(
     return match
 
 
-def play_deal(task: tuple[str, str, int, Rules, int]) -> Tally:
+def play_deal(task: tuple[str, str, int, Rules, int]) -> RungTally:
     """One deal seed with the candidate in each seat in turn."""
     candidate, opponent, seats, rules, seed = task
-    tally = Tally()
+    tally = RungTally()
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         for seat in range(seats):
             levels = [opponent] * seats
@@ -116,7 +116,7 @@ def play_deal(task: tuple[str, str, int, Rules, int]) -> Tally:
     return tally
 
 
-def _count(tally: Tally, match: Match, seat: int) -> None:
+def _count(tally: RungTally, match: Match, seat: int) -> None:
     firsts = [s.seat for s in match.standings if s.place == 1]
     mine = next(s.place for s in match.standings if s.seat == seat)
     tally.matches += 1
@@ -134,11 +134,11 @@ def run(
     workers: int,
     rules: Rules,
     progress: bool = False,
-) -> Tally:
+) -> RungTally:
     deals = max(1, math.ceil(matches / seats))
     tasks = [(candidate, opponent, seats, rules, seed + d) for d in range(deals)]
-    total = Tally()
-    results: Iterator[Tally]
+    total = RungTally()
+    results: Iterator[RungTally]
     if workers > 1:
         with multiprocessing.Pool(workers) as pool:
             results = pool.imap_unordered(play_deal, tasks)
@@ -152,7 +152,7 @@ def run(
     return total
 
 
-def _tick(progress: bool, done: int, deals: int, tally: Tally) -> None:
+def _tick(progress: bool, done: int, deals: int, tally: RungTally) -> None:
     if progress and (done % max(1, deals // 20) == 0 or done == deals):
         click.echo(
             f"  ... {done}/{deals} deals, win rate {tally.wins / tally.matches:.3f}", err=True
@@ -170,7 +170,7 @@ def move_times(times: array[int]) -> dict[str, float]:
     }
 
 
-def report(candidate: str, opponent: str, seats: int, tally: Tally) -> dict[str, object]:
+def report(candidate: str, opponent: str, seats: int, tally: RungTally) -> dict[str, object]:
     low, high = wilson(tally.wins, tally.matches)
     return {
         "candidate": candidate,

@@ -43,13 +43,14 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Play, Played, Rules, View
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.seat import Seat
 from leastscore.tournament.cluster import ClusterWorkers
 from leastscore.tournament.config import build
 from leastscore.tournament.entrants import parse_entrant
 from leastscore.tournament.lineup import Lineup
-from leastscore.tournament.play import loop_factory, play
+from leastscore.tournament.play import play
 from leastscore.tournament.pool import worker_cores
 from leastscore.tournament.runner import Runner
 

@@ -50,7 +50,9 @@ class CheckSettings:
 
 
 @dataclass
-class MatchResult:
+class CheckedMatch:
+    """One match `bot check` played: where the program sat, what it did wrong."""
+
     number: int
     seat: int
     seed: int
@@ -70,7 +72,7 @@ class CheckReport:
     """What happened, in order: one line for the handshake and one per match."""
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    matches: list[MatchResult] = field(default_factory=list)
+    matches: list[CheckedMatch] = field(default_factory=list)
     move_times: list[float] = field(default_factory=list)
 
     @property
@@ -252,7 +254,7 @@ async def _play_matches(
         seat = i % settings.seats
         opponents = list(islice(levels, settings.seats - 1))
         seed = settings.seed + i
-        result = MatchResult(number, seat, seed, opponents)
+        result = CheckedMatch(number, seat, seed, opponents)
         seats: list[Seat] = [
             BotSeat(make_bot(level, seed + k), level) for k, level in enumerate(opponents)
         ]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import socket
 import sys
 
 import click
 from leastscore.protocol.address import DEFAULT_PORT
+from leastscore.seats.loop import loop_name, run
 
 from leastscore.about import default_db
 
@@ -25,16 +25,6 @@ def lan_address() -> str:
         return socket.gethostbyname(socket.gethostname())
     finally:
         probe.close()
-
-
-def use_uvloop() -> str:
-    """Install uvloop's event loop policy when it is available; say which loop runs."""
-    try:
-        import uvloop
-    except ImportError:
-        return "asyncio"
-    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
-    return "uvloop"
 
 
 def setup_logging(verbose: int, quiet: int) -> None:
@@ -152,7 +142,6 @@ def serve(
 ) -> None:
     """Run a Least Score server."""
     setup_logging(verbose, quiet)
-    loop_name = "asyncio" if no_uvloop else use_uvloop()
     config = ServerConfig(
         host="0.0.0.0" if lan else host,
         port=port,
@@ -176,7 +165,8 @@ def serve(
             web_at = parse_web(web, config.host)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--web") from None
-    asyncio.run(_serve(config, announce_as if lan else None, loop_name, web_at))
+    fast = not no_uvloop
+    run(_serve(config, announce_as if lan else None, loop_name(fast), web_at), fast)
 
 
 async def _serve(

@@ -27,6 +27,7 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 from leastscore.game import Event, write_log
+from leastscore.seats.loop import loop_factory
 
 from leastscore.about import VERSION
 
@@ -34,7 +35,7 @@ from . import config as configs
 from .config import TournamentConfig
 from .entrants import Entrant, load_bot_class
 from .lineup import Lineup
-from .play import loop_factory, play_safely
+from .play import play_safely
 from .results import encode_result
 from .store import Store
 

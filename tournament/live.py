@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from leastscore.seats.loop import loop_factory
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import (
@@ -27,7 +28,6 @@ from rich.progress import (
 from . import report
 from .config import TournamentConfig
 from .per_deal import SprtRun, SprtSettings
-from .play import loop_factory
 from .results import MatchResult
 from .runner import Runner
 from .stats import Tally
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Played:
+class LiveRun:
     """What playing a tournament left: its tally (cut at the SPRT's decision), the
     test, how many matches this run played and how long it took."""
 
@@ -65,7 +65,7 @@ def play_live(
     title: str = "matches",
     keep_results: bool = False,
     web: tuple[str, int] | None = None,
-) -> Played:
+) -> LiveRun:
     """Play what is left of ``config`` (the results in ``store`` count as played)."""
     schedule = config.schedule()
 
@@ -184,10 +184,10 @@ def play_live(
         tally = upto
         kept = [r for r in kept if r.fixture < cut]
     tally.finish()
-    return Played(tally, sprt, tally.counted - done, elapsed, interrupted, kept)
+    return LiveRun(tally, sprt, tally.counted - done, elapsed, interrupted, kept)
 
 
-def write_reports(config: TournamentConfig, store: Store, played: Played) -> None:
+def write_reports(config: TournamentConfig, store: Store, played: LiveRun) -> None:
     """standings.json, standings.csv and report.html in the tournament's folder."""
     tally, sprt = played.tally, played.sprt
     store.write("standings.json", report.to_json(config, tally, sprt))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 from leastscore.game import Match
 from leastscore.seats.core import Faults, Policy
@@ -70,13 +69,3 @@ async def play_safely(
     except Exception as e:
         why = f"the runner failed: {type(e).__name__}: {e}"
         return aborted(fixture.index, why, time.perf_counter() - started)
-
-
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's event loop when it is installed (matches run about a third faster)."""
-    try:
-        import uvloop
-    except ImportError:
-        return None
-    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return factory

@@ -30,9 +30,11 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from leastscore.seats.loop import loop_factory
+
 from . import config as configs
 from .lineup import Lineup
-from .play import loop_factory, play_safely
+from .play import play_safely
 from .results import MatchResult, aborted, decode_result, encode_result
 from .store import Store
 

@@ -67,7 +67,7 @@ class CounterStyle:
 
 
 @dataclass
-class Table:
+class TurnEstimate:
     """One turn's estimates, shared by the move and the declaration."""
 
     view: BotView
@@ -131,7 +131,7 @@ class CounterBot(Bot):
 
     # -- reading the table --------------------------------------------------
 
-    def read_table(self, view: BotView) -> Table:
+    def read_table(self, view: BotView) -> TurnEstimate:
         view = BotView.of(view)  # the same object when it is one already
         knowledge = view.knowledge
         hands = hidden_hands(view, knowledge)
@@ -154,7 +154,7 @@ class CounterBot(Bot):
         deck = [(c, w / total) for c, w in weights] if total > 0 else []
         deck_mean = sum(VALUE[c] * p for c, p in deck) if deck else 6.5
         hazard = self.hazard(view, model, hands)
-        return Table(view, knowledge, hands, model, deck, deck_mean, hazard)
+        return TurnEstimate(view, knowledge, hands, model, deck, deck_mean, hazard)
 
     def hazard(self, view: View, model: ValueModel, hands: list[HiddenHand]) -> float:
         """The chance that another player declares before this seat's next turn."""
@@ -171,12 +171,12 @@ class CounterBot(Bot):
 
     # -- playing ------------------------------------------------------------
 
-    def best_play(self, table: Table) -> tuple[Play, float]:
+    def best_play(self, table: TurnEstimate) -> tuple[Play, float]:
         """The play with the lowest expected cost, and the total it is expected to leave."""
         best = min(self.options(table), key=lambda option: option.cost)
         return best.play(), best.total
 
-    def options(self, table: Table) -> list[Option]:
+    def options(self, table: TurnEstimate) -> list[Option]:
         """For each take (each open card, the deck), the discard that goes best with it."""
         best: dict[int, Option] = {}
         for option in self.plays(table):
@@ -185,7 +185,7 @@ class CounterBot(Bot):
         assert best, "a player to move always has a legal play"
         return list(best.values())
 
-    def plays(self, table: Table) -> list[Option]:
+    def plays(self, table: TurnEstimate) -> list[Option]:
         """Every legal play (each discard with each take), with its expected cost."""
         view = table.view
         same_suit = view.rules.runs_same_suit
@@ -213,7 +213,7 @@ class CounterBot(Bot):
                 plays.append(Option(cost, group, DECK, kept_total + table.deck_mean))
         return plays
 
-    def feed_costs(self, table: Table, next_seat: int | None) -> Callable[[int], float]:
+    def feed_costs(self, table: TurnEstimate, next_seat: int | None) -> Callable[[int], float]:
         """What a discard is worth to the next player: a card below the deck's average,
         or one that pairs a card it is known to hold."""
         weight = self.style.feed
@@ -246,7 +246,7 @@ class CounterBot(Bot):
 
     # -- declaring ----------------------------------------------------------
 
-    def declare_odds(self, table: Table, total: int) -> tuple[float, float]:
+    def declare_odds(self, table: TurnEstimate, total: int) -> tuple[float, float]:
         """Declaring with ``total`` against the guessed hands: the chance that it holds,
         and the expected penalty (20 plus the difference when someone is lower)."""
         rules = table.view.rules
@@ -266,14 +266,14 @@ class CounterBot(Bot):
             all_above_before = all_above
         return all_above_before, penalty
 
-    def declare_cost(self, table: Table, total: int) -> float:
+    def declare_cost(self, table: TurnEstimate, total: int) -> float:
         """Expected cost of declaring: the penalty, weighed by caution, less what others score."""
         hold, penalty = self.declare_odds(table, total)
         others = sum(max(0.0, table.model.hand_mean(h) - total) for h in table.hands)
         share = self.style.others_weight / max(1, len(table.hands))
         return self.style.caution * penalty - hold * share * others
 
-    def should_declare(self, table: Table, expected_next: float) -> bool:
+    def should_declare(self, table: TurnEstimate, expected_next: float) -> bool:
         """Declare when that costs less than one more turn, in expectation.
 
         Playing on, someone else may declare first: this seat then pays its total over

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from leastscore.game import Declare, Move, View
 
 from ..view import BotView
-from .counter import CounterBot, CounterStyle, Option, Table
+from .counter import CounterBot, CounterStyle, Option, TurnEstimate
 from .inference import public_hands
 from .rollout import (
     WATCH_LIMIT,
@@ -63,10 +63,10 @@ SAMPLES = 48
 
 
 @dataclass
-class Guesses:
+class GuessSetup:
     """What every guess of one decision shares."""
 
-    table: Table
+    table: TurnEstimate
     me: int
     active: list[int]
     turns: list[int]
@@ -123,7 +123,7 @@ class ExpertBot(CounterBot):
         plays = sorted(self.plays(table), key=lambda option: option.cost)
         best = plays[0]
         close = [o for o in plays[1:] if o.cost <= best.cost + self.play_margin]
-        guesses: Guesses | None = None
+        guesses: GuessSetup | None = None
         if close:
             guesses = self.guesses(table)
             best = self.choose_play(guesses, [best, *close])
@@ -139,7 +139,7 @@ class ExpertBot(CounterBot):
 
     # -- guessing -------------------------------------------------------------
 
-    def guesses(self, table: Table) -> Guesses:
+    def guesses(self, table: TurnEstimate) -> GuessSetup:
         view = table.view
         n = len(view.names)
         turns = [0] * n
@@ -150,9 +150,9 @@ class ExpertBot(CounterBot):
             open_mask |= 1 << card
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         active = [s for s in range(n) if view.active[s]]
-        return Guesses(table, table.knowledge.seat, active, turns, open_mask, deadline)
+        return GuessSetup(table, table.knowledge.seat, active, turns, open_mask, deadline)
 
-    def deals(self, g: Guesses) -> Iterator[Deal]:
+    def deals(self, g: GuessSetup) -> Iterator[Deal]:
         """``samples`` guessed deals, fewer if the time budget runs out."""
         table = g.table
         for i in range(self.samples):
@@ -172,7 +172,7 @@ class ExpertBot(CounterBot):
 
     # -- the play -------------------------------------------------------------
 
-    def choose_play(self, g: Guesses, options: list[Option]) -> Option:
+    def choose_play(self, g: GuessSetup, options: list[Option]) -> Option:
         """The play worth the most match equity when the round is played out.
 
         Every guess plays each option and then the round to its end, with the
@@ -191,13 +191,13 @@ class ExpertBot(CounterBot):
                 worth[i] += self.equity(view, outcome, g.me)
         return options[max(range(len(options)), key=lambda i: worth[i])]
 
-    def play(self, world: Deal, g: Guesses, option: Option) -> None:
+    def play(self, world: Deal, g: GuessSetup, option: Option) -> None:
         apply_play(world, g.me, option.group, option.take, self.rng)
         world.to_move = g.active[(g.active.index(g.me) + 1) % len(g.active)]
 
     # -- declare or play on ---------------------------------------------------
 
-    def declare_wins(self, g: Guesses, play: Option) -> bool:
+    def declare_wins(self, g: GuessSetup, play: Option) -> bool:
         """Is declaring now worth more match equity, on average, than ``play`` and on?"""
         view = g.table.view
         rules = view.rules
@@ -211,7 +211,7 @@ class ExpertBot(CounterBot):
             later += self.equity(view, outcome, g.me)
         return now > later
 
-    def declarers(self, g: Guesses) -> list[Declarer]:
+    def declarers(self, g: GuessSetup) -> list[Declarer]:
         """How each seat declares in the play-outs.
 
         This seat: on its estimated chance of holding, which it keeps updating from
