@@ -194,7 +194,7 @@ class Client:
         if isinstance(m, Turn):
             if t.my_turn:
                 self._show_turn()
-            elif m.turn == 0:
+            elif m.turn == 0 or t.you is None:  # a spectator sees the table after every move
                 self.show(screen.table_view(t, look))
             return
         if isinstance(m, Bye):

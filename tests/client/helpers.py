@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pexpect
+import pyte
 
 from leastscore.lang import _, speaking
 
@@ -108,6 +109,12 @@ class Terminal:
                     + self.text[self.pos :][-4000:]
                 )
             alive = self._pump(0.2)
+
+    def screen(self) -> list[str]:
+        """The terminal's rows as a person sees them now (escape sequences carried out)."""
+        screen = pyte.Screen(110, self.rows)
+        pyte.Stream(screen).feed(self.raw)
+        return [row.rstrip() for row in screen.display]
 
     def since(self, mark: int) -> str:
         return self.text[mark : self.pos]

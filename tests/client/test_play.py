@@ -282,6 +282,56 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
             term.kill()
 
 
+def test_what_is_typed_while_the_bots_move_stays_on_the_prompt_line() -> None:
+    term = Terminal("--local", "--bot-delay", "0.3", "--name", "Ann", "--level", "greedy")
+    try:
+        hand, open_cards, _line = term.my_turn()
+        term.type(choose(hand, open_cards))
+        term.child.send("qq")  # half a line, typed while the bots move and the table is redrawn
+        term.my_turn()
+        deadline = time.monotonic() + 30
+        while True:  # the prompt comes back below the new table, with the half line in it
+            rows = [row for row in term.screen() if row]
+            prompt = max(i for i, row in enumerate(rows) if "> " in row)
+            if rows[prompt].endswith("your move> qq") or time.monotonic() > deadline:
+                break
+            term._pump(0.2)
+        shown = "\n".join(rows[-25:])
+        assert rows[prompt].endswith("your move> qq"), shown
+        assert prompt >= len(rows) - 2, shown  # only the status line is below it
+        assert not any("qq" in row for i, row in enumerate(rows) if i != prompt), shown
+    finally:
+        term.kill()
+
+
+def test_a_spectator_sees_the_table_after_every_move(server: ServerProcess) -> None:
+    address = f"127.0.0.1:{server.port}"
+    ann = Terminal("--server", address, "--name", "Ann")
+    eve = Terminal("--server", address, "--name", "Eve", "--plain")
+    try:
+        ann.expect(r"Connected to .* as Ann")
+        ann.type("create Watched --seats 2")
+        table = ann.expect(r"Table Watched \((t\w+)\)").group(1)
+        eve.expect(r"Connected to .* as Eve")
+        eve.type(f"watch {table}")
+        eve.expect(r"Table Watched")
+        ann.type("bot add greedy")
+        eve.expect(r"New match: ")
+        decks = []
+        for _ in range(3):  # Ann moves; the bot answers; Eve is shown each table as it is
+            hand, open_cards, _line = ann.my_turn()
+            mark = eve.pos
+            ann.type(choose(hand, open_cards))
+            eve.expect(r"You discarded|Ann discarded")
+            eve.expect(r"Deck (\d+) ")
+            decks.append(int(re.findall(r"Deck (\d+) ", eve.text[mark : eve.pos])[-1]))
+        assert decks == sorted(decks, reverse=True), decks
+        assert "Hand" not in eve.text  # a spectator is never shown a hand
+    finally:
+        for term in (ann, eve):
+            term.kill()
+
+
 def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
     term = Terminal("--server", f"127.0.0.1:{server.port}", "--retries", "2")
     try:
