@@ -19,8 +19,12 @@ from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
 if TYPE_CHECKING:
     from leastscore.protocol.lan import ServerAd
     from leastscore.seats.link import ServerLink
+    from leastscore.server.app import Server
 
+    from .app import Client
+    from .screen import Look
     from .seat_file import SeatFile
+    from .terminal import Terminal
 
 
 def default_name() -> str:
@@ -212,45 +216,13 @@ class LocalTable:
 async def _play(
     target: tuple[str, int] | LocalTable, name: str, plain: bool, retries: int | None
 ) -> int:
-    from leastscore.protocol import ProtocolError
-    from leastscore.protocol.messages import AddBot, Create, GetState, ListTables, Tables
-    from leastscore.protocol.text import shown
-    from leastscore.seats.link import ConnectionClosed, ServerError
-
     from .app import RECONNECT_TRIES, Client
-    from .screen import detect_look, tables_list
+    from .screen import detect_look
     from .seat_file import SeatFile
-    from .terminal import LineTerminal, PromptTerminal, Terminal
 
-    server = None
     local = target if isinstance(target, LocalTable) else None
-    if local is not None:
-        from leastscore.server.app import Server
-        from leastscore.server.store import StoreError
-
-        from leastscore.about import default_db
-
-        quiet = logging.getLogger("leastscore.server")
-        quiet.addHandler(logging.NullHandler())
-        quiet.propagate = False
-        config = ServerConfig(
-            host="127.0.0.1",
-            port=0,
-            db=default_db(),  # practice matches show in `leastscore history` too
-            recover=False,
-            bot_delay=local.bot_delay,
-            human_move_time=local.move_time,
-            idle_timeout=24 * 3600,
-        )
-        try:
-            server = Server(config)
-        except (StoreError, OSError) as e:
-            click.echo(
-                _("This match will not be recorded ({problem}).").format(problem=e), err=True
-            )
-            config.db = None
-            server = Server(config)
-        await server.start()
+    server = await _practice_server(local) if local is not None else None
+    if server is not None:
         host, port = "127.0.0.1", server.port
     else:
         assert not isinstance(target, LocalTable)
@@ -258,95 +230,150 @@ async def _play(
     where = f"{host}:{port}"
     try:
         seat_file = SeatFile(host, port, name) if local is None else None
-        try:
-            conn, resumed = await _connect(host, port, name, seat_file)
-        except ServerError as e:
-            click.echo(
-                _("The server at {address} refused us: {reason}.").format(
-                    address=where, reason=shown(heard(e.message))
-                ),
-                err=True,
-            )
+        connected = await _connect_or_say_why(host, port, name, seat_file)
+        if connected is None:
             return 1
-        except (ConnectionClosed, ProtocolError):
-            click.echo(
-                _("Something answers at {address}, but it is not a Least Score server.").format(
-                    address=where
-                ),
-                err=True,
-            )
-            return 1
-        except (OSError, TimeoutError) as e:
-            click.echo(
-                _(
-                    "No Least Score server answers at {address} ({reason}). Start one with "
-                    "'leastscore serve', or play against bots with 'leastscore play --local'."
-                ).format(address=where, reason=_why(e)),
-                err=True,
-            )
-            return 1
-
-        tty = sys.stdin.isatty() and sys.stdout.isatty()
+        conn, resumed = connected
         look = detect_look(plain, os.environ, sys.stdout.encoding, sys.stdout.isatty())
-        client: Client | None = None
-
-        def status() -> str:
-            return client.status() if client is not None else ""
-
-        def prompt() -> str:
-            return client.prompt() if client is not None else "> "
-
-        def options() -> list[tuple[str, str]]:
-            return client.options() if client is not None else []
-
-        term: Terminal = (
-            PromptTerminal(look, status, prompt, options) if tty else LineTerminal(look, status)
-        )
+        holder: list[Client] = []
         client = Client(
             conn,
-            term,
+            _terminal(look, holder),
             tries=retries or RECONNECT_TRIES,
             leave_on_quit=server is None,
             seat_file=seat_file,
         )
-
-        async def sit_down_with_bots() -> None:
-            assert local is not None
-            n = local.bots
-            client.show(
-                ngettext(
-                    "Least Score: you against {count} {level} bot, out above {threshold} points. "
-                    "The lowest hand wins. Type help at any time.",
-                    "Least Score: you against {count} {level} bots, out above {threshold} points. "
-                    "The lowest hand wins. Type help at any time.",
-                    n,
-                ).format(count=n, level=local.level, threshold=local.threshold)
-            )
-            rules = {"threshold": local.threshold}
-            client.muted = True
-            try:
-                await conn.request(Create(name="Practice", seats=n + 1, rules=rules))
-                for _bot in range(n):
-                    await conn.request(AddBot(level=local.level))  # the last one starts the match
-            finally:
-                client.muted = False
-
-        async def lobby() -> None:
-            client.show(_("Connected to {address} as {name}.").format(address=where, name=name))
-            if resumed:
-                client.show(_("You are back in your seat."))
-                client.on_message(await conn.request(GetState()))  # redraws the table
-                return
-            reply = await conn.request(ListTables())
-            assert isinstance(reply, Tables)
-            client.known_tables = list(reply.tables)
-            client.show(tables_list(reply.tables, look))
-            client.show(_("Type create to open a table, join ID to sit down, help for more."))
-
-        return await client.run(sit_down_with_bots if local is not None else lobby)
+        holder.append(client)
+        if local is not None:
+            return await client.run(lambda: _sit_down_with_bots(client, local))
+        return await client.run(lambda: _lobby(client, where, name, resumed))
     finally:
         if server is not None:
             await server.shutdown()
+
+
+async def _practice_server(local: LocalTable) -> Server:
+    """A server inside this program for ``play --local``; its matches are recorded."""
+    from leastscore.server.app import Server
+    from leastscore.server.store import StoreError
+
+    from leastscore.about import default_db
+
+    quiet = logging.getLogger("leastscore.server")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    config = ServerConfig(
+        host="127.0.0.1",
+        port=0,
+        db=default_db(),  # practice matches show in `leastscore history` too
+        recover=False,
+        bot_delay=local.bot_delay,
+        human_move_time=local.move_time,
+        idle_timeout=24 * 3600,
+    )
+    try:
+        server = Server(config)
+    except (StoreError, OSError) as e:
+        click.echo(_("This match will not be recorded ({problem}).").format(problem=e), err=True)
+        config.db = None
+        server = Server(config)
+    await server.start()
+    return server
+
+
+async def _connect_or_say_why(
+    host: str, port: int, name: str, seat_file: SeatFile | None
+) -> tuple[ServerLink, bool] | None:
+    """The connection and whether a seat was taken back; None once the reason is printed."""
+    from leastscore.protocol import ProtocolError
+    from leastscore.protocol.text import shown
+    from leastscore.seats.link import ConnectionClosed, ServerError
+
+    where = f"{host}:{port}"
+    try:
+        return await _connect(host, port, name, seat_file)
+    except ServerError as e:
+        click.echo(
+            _("The server at {address} refused us: {reason}.").format(
+                address=where, reason=shown(heard(e.message))
+            ),
+            err=True,
+        )
+    except (ConnectionClosed, ProtocolError):
+        click.echo(
+            _("Something answers at {address}, but it is not a Least Score server.").format(
+                address=where
+            ),
+            err=True,
+        )
+    except (OSError, TimeoutError) as e:
+        click.echo(
+            _(
+                "No Least Score server answers at {address} ({reason}). Start one with "
+                "'leastscore serve', or play against bots with 'leastscore play --local'."
+            ).format(address=where, reason=_why(e)),
+            err=True,
+        )
+    return None
+
+
+def _terminal(look: Look, holder: list[Client]) -> Terminal:
+    """A prompt on a real terminal, plain lines otherwise; they ask the client (once it is
+    in ``holder``) for the status line, the prompt and the completions."""
+    from .terminal import LineTerminal, PromptTerminal
+
+    def status() -> str:
+        return holder[0].status() if holder else ""
+
+    def prompt() -> str:
+        return holder[0].prompt() if holder else "> "
+
+    def options() -> list[tuple[str, str]]:
+        return holder[0].options() if holder else []
+
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return PromptTerminal(look, status, prompt, options)
+    return LineTerminal(look, status)
+
+
+async def _sit_down_with_bots(client: Client, local: LocalTable) -> None:
+    from leastscore.protocol.messages import AddBot, Create
+
+    n = local.bots
+    client.show(
+        ngettext(
+            "Least Score: you against {count} {level} bot, out above {threshold} points. "
+            "The lowest hand wins. Type help at any time.",
+            "Least Score: you against {count} {level} bots, out above {threshold} points. "
+            "The lowest hand wins. Type help at any time.",
+            n,
+        ).format(count=n, level=local.level, threshold=local.threshold)
+    )
+    rules = {"threshold": local.threshold}
+    client.muted = True
+    try:
+        await client.conn.request(Create(name="Practice", seats=n + 1, rules=rules))
+        for _bot in range(n):
+            await client.conn.request(AddBot(level=local.level))  # the last one starts the match
+    finally:
+        client.muted = False
+
+
+async def _lobby(client: Client, where: str, name: str, resumed: bool) -> None:
+    from leastscore.protocol.messages import GetState, ListTables, Tables
+
+    from .screen import tables_list
+
+    client.show(_("Connected to {address} as {name}.").format(address=where, name=name))
+    if resumed:
+        client.show(_("You are back in your seat."))
+        client.on_message(await client.conn.request(GetState()))  # redraws the table
+        return
+    reply = await client.conn.request(ListTables())
+    assert isinstance(reply, Tables)
+    client.known_tables = list(reply.tables)
+    client.show(tables_list(reply.tables, client.look))
+    client.show(_("Type create to open a table, join ID to sit down, help for more."))
 
 
 async def _connect(
