@@ -36,10 +36,10 @@ from leastscore.protocol.messages import (
 
 from .guesses import Guesses
 from .players import Player, Players
+from .room import Host, Room
 from .table import Table
 
 if TYPE_CHECKING:
-    from .app import Server
     from .connection import Connection
 
 log = logging.getLogger("leastscore.server")
@@ -52,7 +52,7 @@ class Lobby:
     table the player sits at. Refusals are raised as ``ProtocolError`` with the
     request's id; nothing here touches a socket."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Host) -> None:
         self.server = server
         self.players = Players()
         self.tables: dict[str, Table] = {}
@@ -143,7 +143,15 @@ class Lobby:
         except ValueError as e:
             raise ProtocolError(errors.BAD_RULES, str(e), msg.id) from None
         table = Table(
-            self.server, msg.name.strip(), msg.seats, rules, msg.password, player, msg.rematch
+            self.server,
+            msg.name.strip(),
+            msg.seats,
+            rules,
+            msg.password,
+            player,
+            msg.rematch,
+            forget=self.players.drop,
+            closed=self._closed,
         )
         self.tables[table.id] = table
         seat = table.sit(player)
@@ -250,7 +258,10 @@ class Lobby:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg.id)
         table.move(player, move, msg.id, stamp_of(msg))
 
-    def _table_of(self, player: Player, msg_id: int | None) -> Table:
+    def _closed(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+
+    def _table_of(self, player: Player, msg_id: int | None) -> Room:
         if player.table is None:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg_id)
         return player.table

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import secrets
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ import msgspec
 
 if TYPE_CHECKING:
     from .connection import Connection
-    from .table import Table
+    from .room import Cancellable, Room
 
 
 class Player:
@@ -26,10 +25,11 @@ class Player:
         self.name = name or f"player-{self.id[1:5]}"
         self.bot = bot
         self.conn: Connection | None = None
-        self.table: Table | None = None
+        self.table: Room | None = None
+        """The lobby table, or a host's own room, the player is in."""
         self.seat: int | None = None
         """Index at the table; None while watching."""
-        self.grace: asyncio.TimerHandle | None = None
+        self.grace: Cancellable | None = None
 
     @property
     def connected(self) -> bool:

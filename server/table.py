@@ -12,13 +12,11 @@ from typing import TYPE_CHECKING
 
 import msgspec
 from leastscore.bots.seat import BotSeat
-from leastscore.game import Event, IllegalMove, Match, Move, Rules, View
+from leastscore.game import Event, Match, Move, Rules, View
 from leastscore.protocol import encode, errors
 from leastscore.protocol.convert import match_state, public_turn, turn_for
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import (
-    Error,
-    Ok,
     PlayerBack,
     PlayerLeft,
     PlayerReplaced,
@@ -29,11 +27,11 @@ from leastscore.protocol.messages import (
 )
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
-from leastscore.seats.seat import MoveSlot, Seat
+from leastscore.seats.seat import Seat
+
+from .room import Cancellable, ConnectedSeat, Host, encoded
 
 if TYPE_CHECKING:
-    from .app import Server
-    from .connection import Connection
     from .journal import Recording
     from .players import Player
 
@@ -51,33 +49,13 @@ class Slot:
     """The player left during the match; the seat is cleared when it ends."""
 
 
-class RemoteSeat:
-    """A seat played over a connection, by a person or a remote bot."""
+class RemoteSeat(ConnectedSeat):
+    """A seat of a lobby table played over a connection: the mover gets its own ``turn``,
+    everyone else the table's public one."""
 
     def __init__(self, table: Table, index: int, player: Player) -> None:
+        super().__init__(table, index, player)
         self.table = table
-        self.index = index
-        self.player = player
-        self.name = player.name
-        self.slot = MoveSlot()
-
-    @property
-    def listening(self) -> bool:
-        return self._listener() is not None
-
-    def _listener(self) -> Connection | None:
-        """The player's connection while it is open and the player is at this table."""
-        player = self.player
-        conn = player.conn
-        if conn is None or conn.closed or player.table is not self.table:
-            return None
-        return conn
-
-    def send(self, events: Sequence[Event]) -> None:
-        conn = self._listener()
-        if conn is not None:
-            for event in events:
-                conn.send_bytes(_encoded(event))
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
@@ -92,39 +70,6 @@ class RemoteSeat:
             if conn is not None:
                 conn.send_bytes(self.table.public_turn)
 
-    def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
-        self.slot.expect((view.round, view.turn))
-        return self.slot.take()
-
-    def receive(self, move: Move, msg_id: int | None, stamp: tuple[int, int] | None) -> None:
-        """A move arrived from the player."""
-        if not self.slot.offer(move, msg_id, stamp):
-            self.player.send(Error(errors.NOT_YOUR_TURN, _not_now(stamp), msg_id))
-
-    def verdict(self, error: IllegalMove | None) -> None:
-        if error is None:
-            self.slot.close()
-            if self.player.conn is not None:
-                self.player.conn.refund()  # accepted moves are paced by the game itself
-            self.player.send(Ok(id=self.slot.move_id))
-        else:
-            self.player.send(Error(error.code, error.reason, self.slot.move_id))
-
-
-_memo: dict[int, tuple[object, bytes]] = {}
-
-
-def _encoded(message: msgspec.Struct) -> bytes:
-    """Encode once per message object: public events go to every seat as they are."""
-    hit = _memo.get(id(message))
-    if hit is not None and hit[0] is message:
-        return hit[1]
-    data = encode(message)
-    if len(_memo) > 256:
-        _memo.clear()
-    _memo[id(message)] = (message, data)
-    return data
-
 
 class Table:
     """A table of the lobby: its seats (players and built-in bots), its spectators,
@@ -135,15 +80,24 @@ class Table:
 
     def __init__(
         self,
-        server: Server,
+        server: Host,
         name: str,
         seats: int,
         rules: Rules,
         password: str | None,
         owner: Player,
         rematch: bool = False,
+        *,
+        forget: Callable[[Player], None],
+        closed: Callable[[Table], None],
     ) -> None:
+        """``forget``: the server stops knowing a player who is gone for good (their
+        token with them); ``closed``: the table is over and comes off the lobby's list."""
         self.server = server
+        self._forget = forget
+        self._closed = closed
+        self.open = True
+        """Until ``close``: the lobby lists the table."""
         self.id = "t" + secrets.token_hex(3)
         self.name = name or f"{owner.name}'s table"
         self.size = seats
@@ -156,7 +110,7 @@ class Table:
         self.spectators: set[Player] = set()
         self.match: Match | None = None
         self.referee: MatchDriver | None = None
-        self.task: asyncio.Task[None] | None = None
+        self.task: Cancellable | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
         self.recording: Recording | None = None
@@ -202,6 +156,9 @@ class Table:
             rules=self.rules.changes(),
             rematch=self.rematch,
         )
+
+    def holds(self, player: Player, seat: int) -> bool:
+        return player.table is self
 
     def members(self) -> list[Player]:
         seated = [s.player for s in self.slots if s.player is not None]
@@ -323,7 +280,7 @@ class Table:
             return
         if not self.playing or self.referee is None:
             self.leave(player)
-            self.server.lobby.players.drop(player)
+            self._forget(player)
             return
         level = self.server.config.replacement_level
         self.referee.replace(player.seat, self._bot_seat(level, player.name))
@@ -336,7 +293,7 @@ class Table:
         The match is saved as aborted, and the players' tokens go with the table."""
         log.info("table %s: everyone has gone, the match is stopped", self.id)
         for player in self.members():
-            self.server.lobby.players.drop(player)
+            self._forget(player)
         self.close()
 
     def player_back(self, player: Player) -> None:
@@ -405,7 +362,7 @@ class Table:
         for player in self.spectators:
             if player.connected:
                 for event in seen:
-                    player.send_bytes(_encoded(event))
+                    player.send_bytes(encoded(event))
         for onlooker in list(self.onlookers):
             onlooker(seen)
 
@@ -440,8 +397,7 @@ class Table:
         for slot in list(self.slots):  # players who vanished and did not come back
             if slot.player is not None and not slot.player.connected and slot.player.grace is None:
                 self.leave(slot.player)
-        here = self.server.lobby.tables.get(self.id) is self
-        if self.rematch and here and self.server.serving and self._all_machines():
+        if self.rematch and self.open and self.server.serving and self._all_machines():
             self.start()
 
     def _all_machines(self) -> bool:
@@ -454,7 +410,9 @@ class Table:
     def close(self) -> None:
         if self.task is not None:
             self.task.cancel()
-        self.server.lobby.tables.pop(self.id, None)
+        if self.open:
+            self.open = False
+            self._closed(self)
 
     def move(
         self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
@@ -465,12 +423,6 @@ class Table:
         if seat is None:
             raise ProtocolError(errors.NO_MATCH, "you are not in this match", msg_id)
         seat.receive(move, msg_id, stamp)
-
-
-def _not_now(stamp: tuple[int, int] | None) -> str:
-    if stamp is None:
-        return "it is not your turn"
-    return f"it is not your turn (round {stamp[0]}, turn {stamp[1]} is not the one being played)"
 
 
 def _unique(names: list[str]) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 
+import msgspec
 from leastscore.game import Match, Move, Rules, View
 from leastscore.protocol import errors
 from leastscore.protocol.convert import match_state, turn_for
@@ -25,13 +26,13 @@ from leastscore.protocol.messages import SeatInfo, State, TableInfo
 from leastscore.seats.seat import SeatFailed
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.players import Player
-from leastscore.server.table import RemoteSeat, Table
+from leastscore.server.players import Player, Players
+from leastscore.server.room import ConnectedSeat
 
 from .config import listen_address
 
 
-class EntrantSeat(RemoteSeat):
+class EntrantSeat(ConnectedSeat):
     """A remote entrant's seat in one match: a server seat that fails at once when its
     bot is not connected (a tournament waits for nobody)."""
 
@@ -58,19 +59,24 @@ class EntrantSeat(RemoteSeat):
         self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
 
 
-class Hall(Table):
-    """The table every remote entrant sits at for the whole tournament."""
+class Hall:
+    """The room every remote entrant is in for the whole tournament (a ``Room`` of the
+    server's, not a table: nobody joins, leaves, adds bots or starts anything here).
+    Each match the tournament plays gives each remote entrant's player a seat of it."""
 
-    def __init__(self, server: Server, rules: Rules) -> None:
-        super().__init__(server, "tournament", 0, rules, None, Player("tournament", True))
+    def __init__(self, players: Players, rules: Rules) -> None:
         self.id = "tournament"
+        self.name = "tournament"
+        self.owner = Player("tournament", True)
+        self.rules = rules
+        self._players = players
         self.entrants: dict[str, Player] = {}
         self.playing_now: dict[Player, tuple[Match, EntrantSeat]] = {}
         self._changed = asyncio.Event()
 
     def admit(self, name: str, token: str | None = None) -> Player:
         """Register a remote entrant; its player's token is what the bot says hello with."""
-        player = self.server.lobby.players.new(name, True, token)
+        player = self._players.new(name, True, token)
         player.table = self
         self.entrants[name] = player
         return player
@@ -139,6 +145,10 @@ class Hall(Table):
 
     # -- what the server's lobby calls ------------------------------------------------------
 
+    def holds(self, player: Player, seat: int) -> bool:
+        now = self.playing_now.get(player)
+        return player.table is self and now is not None and now[1].index == seat
+
     def state_for(self, player: Player, msg_id: int | None = None) -> State:
         return self._state(player, msg_id)
 
@@ -171,8 +181,11 @@ class Hall(Table):
     def add_bot(self, level: str) -> int:
         raise ProtocolError(errors.NOT_ALLOWED, "the tournament seats its own entrants")
 
-    def close(self) -> None:
-        pass
+    def full(self) -> bool:
+        return False
+
+    def broadcast(self, message: msgspec.Struct, skip: Player | None = None) -> None:
+        pass  # entrants do not chat
 
 
 async def open_hall(
@@ -183,7 +196,7 @@ async def open_hall(
     host, port = listen_address(listen)
     server = Server(ServerConfig(host=host, port=port, db=None, max_tables=0))
     await server.start()
-    hall = Hall(server, rules)
+    hall = Hall(server.lobby.players, rules)
     for name, token in sorted(entrants.items()):
         hall.admit(name, token)
     return server, hall
