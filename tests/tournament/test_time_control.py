@@ -86,6 +86,7 @@ def test_a_slow_program_loses_on_time_and_one_in_time_never_does(tmp_path: Path)
     slow, steady, greedy = rows["slow"], rows["steady"], rows["greedy"]
     assert slow["lost_on_time"] == 2 and slow["forfeits"] == 2 and slow["wins"] == 0
     assert slow["timeouts"] == 0  # no per-move limit: out of time is a loss, not a timeout
+    assert slow["crashes"] == 0  # started afresh after its loss: the runner stopped it
     for row in (steady, greedy):
         assert row["lost_on_time"] == row["timeouts"] == row["forfeits"] == 0, row
         assert row["illegal"] == row["crashes"] == 0, row
