@@ -4,16 +4,18 @@ it says what to do. No asyncio, no futures, no timers, no seats.
 ``MatchCore`` owns a ``Match`` and decides everything about how it is played:
 whom to ask for a move and by when, what a timeout, a refused move, a crash or
 a late answer costs (the automatic move, a fault, a retry), when faults add up
-to a forfeit, what a seat handed to another player or a resignation from
-outside changes, and that nothing more is asked once the match is over. The
-caller (``seats.driver.MatchDriver`` for live play, a test with plain numbers
-for a clock) feeds it inputs and carries out the ``Action``\\ s they return, in
-order.
+to a forfeit, how each seat's time bank runs under a time control (and that a
+seat whose bank runs out loses on time), what a seat handed to another player
+or a resignation from outside changes, and that nothing more is asked once the
+match is over. The caller (``seats.driver.MatchDriver`` for live play, a test
+with plain numbers for a clock) feeds it inputs and carries out the
+``Action``\\ s they return, in order.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,15 +27,65 @@ class Faults:
     timeouts: int = 0
     illegal: int = 0
     crashes: int = 0
+    lost_on_time: int = 0
+    """Faults of kind ``time``: 1 when the seat's time bank ran out (a loss on time)."""
 
     @property
     def total(self) -> int:
-        return self.timeouts + self.illegal + self.crashes
+        return self.timeouts + self.illegal + self.crashes + self.lost_on_time
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """A chess clock for a match: each seat has a bank of ``base`` seconds that runs
+    while it is asked for a move, and gets ``increment`` seconds more after each of
+    its turns (a Fischer increment). A seat whose bank runs out loses on time: it is
+    out of the match, as a forfeit.
+
+    Why a bank instead of a limit per move: a program may spend its time where it
+    matters (a hard choice, the end of a round) and answer easy moves at once, and
+    the whole match takes at most a known time per seat.
+    """
+
+    base: float
+    increment: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.base) and self.base > 0):
+            raise ValueError(f"the base must be more than 0 seconds, not {self.base:g}")
+        if not (math.isfinite(self.increment) and self.increment >= 0):
+            raise ValueError(f"the increment must be 0 seconds or more, not {self.increment:g}")
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """``BASE+INC`` in seconds (``60+0.5``; ``60+0``: no increment); ``ValueError``."""
+        base, plus, increment = (part.strip() for part in str(text).partition("+"))
+        if not plus:
+            raise ValueError(f"{text!r}: write BASE+INC in seconds, e.g. 60+0.5 (60+0: none)")
+        try:
+            return cls(_seconds(base, "base"), _seconds(increment, "increment"))
+        except ValueError as e:
+            raise ValueError(f"{text!r}: {e} (write BASE+INC in seconds, e.g. 60+0.5)") from None
+
+    def __str__(self) -> str:
+        return f"{self.base:g}+{self.increment:g}"
+
+
+def _seconds(text: str, what: str) -> float:
+    if not text:
+        raise ValueError(f"the {what} is missing")
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"the {what} {text!r} is not a number of seconds") from None
+    if not math.isfinite(seconds):
+        raise ValueError(f"the {what} must be a finite number of seconds, not {text!r}")
+    return seconds
 
 
 @dataclass(frozen=True)
 class Policy:
-    """How a table treats its players' mistakes."""
+    """How a table treats its players' mistakes, and their time."""
 
     retry_illegal: bool = True
     """True: an illegal move is refused and the player tries again until the deadline
@@ -41,6 +93,10 @@ class Policy:
     and counted (tournaments)."""
     max_faults: int | None = None
     """Faults (timeouts, illegal moves, crashes) after which a seat forfeits the match."""
+    time_control: TimeControl | None = None
+    """A time bank per seat for the whole match instead of a limit per move: the
+    core's ``time_limit`` is then not used, and a seat whose bank runs out loses on
+    time instead of getting the automatic move."""
 
 
 class TooLate(NotYourTurn):
@@ -48,6 +104,17 @@ class TooLate(NotYourTurn):
 
     def __init__(self) -> None:
         super().__init__("the time for that move ran out: the automatic move was played")
+
+
+class OutOfTime(TooLate):
+    """The answer came after the seat's time bank ran out: it lost on time."""
+
+    def __init__(self) -> None:
+        NotYourTurn.__init__(self, "your time ran out: you lost the match on time")
+
+
+LOST_ON_TIME = "lost on time"
+"""The reason of the ``resigned`` event of a seat whose time bank ran out."""
 
 
 # -- what to do --------------------------------------------------------------------------
@@ -135,6 +202,11 @@ class MatchCore:
 
     At most one ask is open at a time: ``asking``. Every input about a move names
     the seat it comes from; one from a seat that is not being asked changes nothing.
+
+    With a time control (``Policy.time_control``) each seat's deadline is the time
+    it is asked plus what is left in its bank; when its turn ends in time, the time
+    it took is taken off its bank and the increment added. A bank that runs out is
+    a loss on time, never an automatic move.
     """
 
     def __init__(
@@ -148,6 +220,10 @@ class MatchCore:
         self.time_limit = time_limit
         self.policy = policy or Policy()
         self.faults = [Faults() for _ in range(match.seat_count)]
+        clock = self.policy.time_control
+        self.banks: list[float] | None = None if clock is None else [clock.base] * match.seat_count
+        """Seconds left in each seat's bank with a time control (the mover's as it was
+        when asked: its deadline says when it runs out); None without one."""
         self.stage = Stage.OVER if match.over else Stage.DEALING
         self.asking: Ask | None = None
         """The open ask: whom the core waits for, and until when."""
@@ -188,6 +264,8 @@ class MatchCore:
         self.asking = None
         faults = self.faults[seat]
         if now > ask.deadline:
+            if self.banks is not None:
+                return self._lost_on_time(seat, [Verdict(seat, OutOfTime())], now)
             faults.timeouts += 1  # in time or not at all: a late move is never played
             return self._auto(seat, [Verdict(seat, TooLate())], now)
         try:
@@ -197,7 +275,9 @@ class MatchCore:
             out: list[Action] = [Verdict(seat, error)]
             if self.policy.retry_illegal:
                 return self._ask_again(ask, out, now)
+            self._stop_clock(ask, now)
             return self._auto(seat, out, now)
+        self._stop_clock(ask, now)
         return self._played(seat, events, [Verdict(seat, None)], now)
 
     def failed(self, seat: int, now: float) -> list[Action]:
@@ -206,7 +286,10 @@ class MatchCore:
         if ask is None or ask.seat != seat:
             return []
         self.asking = None
+        if self.banks is not None and now >= ask.deadline:
+            return self._lost_on_time(seat, [], now)  # its time ran out first
         self.faults[seat].crashes += 1
+        self._stop_clock(ask, now)
         return self._auto(seat, [], now)
 
     def time_is(self, now: float) -> list[Action]:
@@ -215,6 +298,8 @@ class MatchCore:
         if ask is None or now < ask.deadline:
             return []
         self.asking = None
+        if self.banks is not None:
+            return self._lost_on_time(ask.seat, [Withdraw(ask)], now)
         self.faults[ask.seat].timeouts += 1
         return self._auto(ask.seat, [Withdraw(ask)], now)
 
@@ -256,6 +341,21 @@ class MatchCore:
         n = self.match.seat_count
         return Tell(events, [e.seen_by_all(n) for e in events])
 
+    def _stop_clock(self, ask: Ask, now: float) -> None:
+        """``ask``'s turn ended in time at ``now``: its bank keeps what was left, and
+        gets the increment."""
+        banks, clock = self.banks, self.policy.time_control
+        if banks is not None and clock is not None:
+            banks[ask.seat] = max(0.0, ask.deadline - now) + clock.increment
+
+    def _lost_on_time(self, seat: int, out: list[Action], now: float) -> list[Action]:
+        """``seat``'s bank ran out: it is out of the match (a forfeit), and play goes on."""
+        assert self.banks is not None
+        self.banks[seat] = 0.0
+        self.faults[seat].lost_on_time += 1
+        out.append(self._tell(self.match.resign(seat, LOST_ON_TIME)))
+        return self._next_turn(out, now)
+
     def _auto(self, seat: int, out: list[Action], now: float) -> list[Action]:
         match = self.match
         events = match.apply(seat, match.auto_move(seat), auto=True)
@@ -280,7 +380,7 @@ class MatchCore:
             out.append(Over())
             return out
         mover = match.to_move
-        limit = self.time_limit(mover)
+        limit = self.time_limit(mover) if self.banks is None else self.banks[mover]
         view = match.view(mover)
         ask = Ask(mover, view, limit, now + limit)
         self.asking = ask
@@ -289,9 +389,12 @@ class MatchCore:
         return out
 
     def _ask_again(self, ask: Ask, out: list[Action], now: float) -> list[Action]:
-        """The same seat, the same turn, the same deadline: a timeout if none is left."""
+        """The same seat, the same turn, the same deadline: a timeout (with a time
+        control, a loss on time) if none is left."""
         remaining = ask.deadline - now
         if remaining <= 0:
+            if self.banks is not None:
+                return self._lost_on_time(ask.seat, out, now)
             self.faults[ask.seat].timeouts += 1
             return self._auto(ask.seat, out, now)
         again = Ask(ask.seat, ask.view, remaining, ask.deadline)

@@ -27,6 +27,7 @@ DEFINING = (
     "sprt",
     "stage",
     "move_time",
+    "time_control",
     "startup_time",
     "max_faults",
 )
@@ -42,6 +43,18 @@ def _rule(text: str) -> tuple[str, Any]:
     except tomllib.TOMLDecodeError:
         parsed = value.strip()
     return name.strip(), parsed
+
+
+def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) -> str | None:
+    """``--time-control BASE+INC``, checked: a bad one is one line that names the flag."""
+    if text is None:
+        return None
+    from leastscore.seats.core import TimeControl
+
+    try:
+        return str(TimeControl.parse(text))
+    except ValueError as e:
+        raise click.ClickException(f"--time-control {e}") from None
 
 
 @click.command()
@@ -87,6 +100,13 @@ def _rule(text: str) -> tuple[str, Any]:
     metavar="SECONDS",
     show_default="5",
     help="Time for each move.",
+)
+@click.option(
+    "--time-control",
+    metavar="BASE+INC",
+    callback=_time_control,
+    help="A chess clock per match instead of --move-time: BASE seconds for each bot, "
+    "INC more after each of its moves; out of time loses the match. See TOURNAMENTS.md.",
 )
 @click.option(
     "--startup-time",
@@ -153,6 +173,7 @@ def tournament(
     affinity: bool | None,
     cluster: str | None,
     move_time: float | None,
+    time_control: str | None,
     startup_time: float | None,
     max_faults: int | None,
     listen: str | None,
@@ -220,6 +241,7 @@ def tournament(
                 "seed": seed,
                 "gauntlet": gauntlet,
                 "move_time": move_time,
+                "time_control": time_control,
                 "startup_time": startup_time,
                 "max_faults": max_faults,
                 "listen": listen,

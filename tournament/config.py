@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 from leastscore.protocol.address import parse_address
+from leastscore.seats.core import TimeControl
 
 from .entrants import Entrant, make_entrant
 from .per_deal import SprtSettings
@@ -86,7 +87,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     rules: Rules = Rules()
     gauntlet: str | None = None
     move_time: float = 5.0
-    """Seconds a bot has for each move."""
+    """Seconds a bot has for each move (not applied with a ``time_control``)."""
+    time_control: str | None = None
+    """``BASE+INC`` in seconds: a chess clock per match instead of ``move_time``."""
     startup_time: float = 10.0
     """Seconds an external program has to start and say hello."""
     max_faults: int = 5
@@ -111,6 +114,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             raise ValueError("move_time and startup_time must be positive")
         if self.max_faults < 0:
             raise ValueError("max_faults must be 0 or more")
+        if self.time_control is not None:
+            TimeControl.parse(self.time_control)
         listen_address(self.listen)
         chosen = [t for t in self.remote_tokens().values() if t is not None]
         if len(set(chosen)) < len(chosen):
@@ -140,6 +145,11 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         return Schedule(self.names, self.seats, self.deals, self.seed, self.gauntlet, self.groups)
 
     @property
+    def clock(self) -> TimeControl | None:
+        """Each match's time control, if the tournament has one."""
+        return None if self.time_control is None else TimeControl.parse(self.time_control)
+
+    @property
     def remote(self) -> frozenset[str]:
         return frozenset(e.name for e in self.entrants if e.kind == "remote")
 
@@ -160,6 +170,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             "move_time": self.move_time,
             "startup_time": self.startup_time,
             "max_faults": self.max_faults,
+            "time_control": self.time_control,
         }
 
 
@@ -177,6 +188,7 @@ SETTINGS = {
     "threshold",
     "gauntlet",
     "move_time",
+    "time_control",
     "startup_time",
     "max_faults",
     "listen",
@@ -244,10 +256,26 @@ def build(
     for key in keys:
         if settings.get(key) is not None:
             fields[key] = settings[key]
+    if settings.get("time_control") is not None:
+        fields["time_control"] = time_control(settings["time_control"], settings)
     try:
         return msgspec.convert(fields, TournamentConfig)
     except msgspec.ValidationError as e:
         raise ValueError(str(e)) from None
+
+
+def time_control(text: Any, settings: dict[str, Any]) -> str:
+    """The ``time_control`` setting, checked and written the one way (``60+0.5``)."""
+    if not isinstance(text, str):
+        raise ValueError(f'time_control must be a string like "60+0.5", not {text!r}')
+    if settings.get("move_time") is not None:
+        raise ValueError(
+            "time_control replaces move_time: give one of them (--time-control or --move-time)"
+        )
+    try:
+        return str(TimeControl.parse(text))
+    except ValueError as e:
+        raise ValueError(f"time_control {e}") from None
 
 
 _encoder = msgspec.json.Encoder()

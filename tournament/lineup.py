@@ -231,12 +231,13 @@ class Lineup:
                 stderr=self._stderr(name),
                 cwd=entrant.base,
             )
-        if name in self._stale:
+        stale = name in self._stale
+        if stale:
             self._stale.discard(name)
-            await program.close()
+            await program.close()  # stopped by the runner, not dead by itself: no crash
         why = program.failure
         try:
-            if await program.ready():
+            if await program.ready() and not stale:
                 seating.crashes[index] += 1  # it died after its last move
                 seating.problems.append(f"{name}: {why or 'stopped'}; started again")
         except SeatFailed:

@@ -3,16 +3,18 @@
 The same code runs in the runner's own process and in its workers. The
 match core applies the fault policy (``Policy(retry_illegal=False)``): a timeout,
 an illegal move or a crash gets the automatic move and is counted; more than
-``max_faults`` of them in one match and the seat forfeits it.
+``max_faults`` of them in one match and the seat forfeits it. With a time
+control a seat whose bank runs out loses on time: it forfeits at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from leastscore.game import Match
-from leastscore.seats.core import Faults, Policy
+from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
 
 from .config import TournamentConfig
@@ -34,7 +36,7 @@ async def play(
         match,
         seating.seats,
         time_limit=lambda seat: move_time,
-        policy=Policy(retry_illegal=False, max_faults=config.max_faults),
+        policy=Policy(retry_illegal=False, max_faults=config.max_faults, time_control=config.clock),
     )
     for absent in seating.absent:
         absent.driver = driver
@@ -43,7 +45,7 @@ async def play(
     finally:
         problems = lineup.finish(seating, match)
     faults = [
-        Faults(f.timeouts, f.illegal, f.crashes + before)
+        dataclasses.replace(f, crashes=f.crashes + before)
         for f, before in zip(driver.faults, seating.crashes, strict=True)
     ]
     if store is not None:

@@ -46,6 +46,8 @@ class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     move_time: float
     startup_time: float
     max_faults: int
+    time_control: str | None = None
+    """``BASE+INC``: the time rule was a chess clock per match, not ``move_time``."""
 
 
 class EntrantInfo(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -228,6 +230,7 @@ CSV_COLUMNS = (
     "timeouts",
     "illegal",
     "crashes",
+    "lost_on_time",
     "forfeits",
 )
 
@@ -255,6 +258,7 @@ def to_csv(tally: Tally) -> str:
                 s.timeouts,
                 s.illegal,
                 s.crashes,
+                s.lost_on_time,
                 s.forfeits,
             ]
         )
@@ -276,9 +280,21 @@ def _fixed(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _faults(s: Standing) -> str:
-    counts = (s.timeouts, s.illegal, s.crashes, s.forfeits)
+def _faults(s: Standing, config: TournamentConfig) -> str:
+    first = s.timeouts if config.time_control is None else s.lost_on_time
+    counts = (first, s.illegal, s.crashes, s.forfeits)
     return "-" if not any(counts) else "/".join(map(str, counts))
+
+
+def time_rule(config: TournamentConfig) -> str:
+    """The time rule in words: a limit per move, or a time control per match."""
+    clock = config.clock
+    if clock is None:
+        return f"{config.move_time:g} s a move"
+    return (
+        f"time control {clock}: {clock.base:g} s a match for each bot and {clock.increment:g} s"
+        " more after each of its moves; a bot out of time loses the match"
+    )
 
 
 WIDE = 110
@@ -290,11 +306,14 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
     wide = width >= WIDE
     house = house_rules_text(config.describe()["house_rules"])
+    clock = config.clock
     table = Table(
         title=f"{kind}, {config.seats} seats, {tally.played}/{tally.scheduled} matches, "
-        f"seed {config.seed}" + (f"; house rules: {house}" if house else ""),
+        f"seed {config.seed}"
+        + (f"; house rules: {house}" if house else "")
+        + (f"; time control {clock}" if clock else ""),
         caption=f"win rate with its 95% interval (unit: {tally.interval_unit}); "
-        "faults: timeouts/illegal/crashes/forfeits",
+        f"faults: {'timeouts' if clock is None else 'lost on time'}/illegal/crashes/forfeits",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
@@ -319,7 +338,8 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
                 _fixed(s.mean_round_score, 1),
                 _percent(s.declaration_rate),
             ]
-        cells += [f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}", f"{s.rating.ordinal:.1f}", _faults(s)]
+        rating = f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}"
+        cells += [rating, f"{s.rating.ordinal:.1f}", _faults(s, config)]
         table.add_row(*cells)
     return table
 
@@ -423,6 +443,7 @@ def to_html(
                     s.timeouts,
                     s.illegal,
                     s.crashes,
+                    s.lost_on_time,
                     s.forfeits,
                 )
             )
@@ -462,6 +483,7 @@ def to_html(
         "timeouts",
         "illegal",
         "crashes",
+        "lost on time",
         "forfeits",
     )
     return f"""<!doctype html>
@@ -481,7 +503,7 @@ caption {{ text-align: left; font-weight: bold; }}
 <h1>Least Score tournament</h1>
 <p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
 threshold {config.rules.threshold}; house rules: {esc(house)};
-{config.move_time:g} s a move; more than {config.max_faults} faults forfeit a match.
+{esc(time_rule(config))}; more than {config.max_faults} faults forfeit a match.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}

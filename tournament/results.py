@@ -33,6 +33,8 @@ class SeatResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     timeouts: int = 0
     illegal: int = 0
     crashes: int = 0
+    lost_on_time: int = 0
+    """1 when its time-control bank ran out: it lost the match on time (a forfeit)."""
     forfeit: bool = False
 
 
@@ -89,6 +91,7 @@ def summarize(
             timeouts=faults[i].timeouts,
             illegal=faults[i].illegal,
             crashes=faults[i].crashes,
+            lost_on_time=faults[i].lost_on_time,
             forfeit=i in forfeits,
         )
         for i in range(n)

@@ -72,6 +72,8 @@ class Standing(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     timeouts: int
     illegal: int
     crashes: int
+    lost_on_time: int
+    """Matches it lost on time (its time-control bank ran out); each is a forfeit too."""
     forfeits: int
 
 
@@ -100,6 +102,7 @@ class _Record:
     timeouts: int = 0
     illegal: int = 0
     crashes: int = 0
+    lost_on_time: int = 0
     forfeits: int = 0
 
 
@@ -192,6 +195,7 @@ class Tally:
             r.timeouts += s.timeouts
             r.illegal += s.illegal
             r.crashes += s.crashes
+            r.lost_on_time += s.lost_on_time
             r.forfeits += s.forfeit
         for a in seats:
             for b in seats:
@@ -246,6 +250,7 @@ class Tally:
                     timeouts=r.timeouts,
                     illegal=r.illegal,
                     crashes=r.crashes,
+                    lost_on_time=r.lost_on_time,
                     forfeits=r.forfeits,
                 )
             )

@@ -7,7 +7,8 @@ answer on its N-th turn), ``illegal`` (answer a card it does not hold on its
 N-th turn), ``garbage`` (write junk on its N-th turn), each N-th turn of a match
 (a copy that plays several matches plants its fault in each), ``silent`` (never say
 hello), ``old`` (speak only protocol 99), ``twice`` (answer a ``state`` snapshot
-and then the ``turn`` it announces too, naming the turn each time).
+and then the ``turn`` it announces too, naming the turn each time), ``slow`` (think
+N milliseconds before each of its moves, and note its ``time_ms`` on stderr).
 
 With ``PLAYER_PIDS`` set to a directory, it leaves a file named by its pid there.
 It writes its pid on stderr when it starts and at each of its turns.
@@ -73,6 +74,9 @@ for message in frames():
     print(f"pid {os.getpid()}: turn {turns}", file=sys.stderr, flush=True)
     if turns == nth and mode == "crash":
         os._exit(3)
+    if mode == "slow":
+        print(f"time_ms {message['time_ms']}", file=sys.stderr, flush=True)
+        time.sleep(nth / 1000)
     if turns == nth and mode == "hang":
         time.sleep(3600)
     if turns == nth and mode == "garbage":
