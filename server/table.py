@@ -66,10 +66,13 @@ class RemoteSeat:
         return self._listener() is not None
 
     def _listener(self) -> Connection | None:
-        """The player's connection while it is open and the player is at this table."""
+        """The player's connection while it is open and the player still holds this seat
+        (one who left the match and watches the table gets the spectators' copies only)."""
         player = self.player
         conn = player.conn
         if conn is None or conn.closed or player.table is not self.table:
+            return None
+        if self.table.held.get(player) != self.index:
             return None
         return conn
 

@@ -29,3 +29,28 @@ async def test_a_spectator_at_a_full_table_between_matches_starts_nothing(server
     assert errors == []
     a.close()
     watcher.close()
+
+
+async def test_a_player_who_left_the_match_and_watches_gets_each_event_once(server: Server):
+    a, b = await Raw.connect(server.port), await Raw.connect(server.port)
+    await a.hello("a")
+    await b.hello("b")
+    a.send({"type": "create", "seats": 3, "rules": {"threshold": 10}, "id": 1})
+    table = (await a.until("ok", id=1))["table"]
+    a.send({"type": "add_bot", "level": "greedy", "id": 2})
+    await a.until("ok", id=2)
+    b.send({"type": "join", "table": table, "id": 1})
+    await a.until("round_start")
+    a.send({"type": "leave", "id": 3})
+    await a.until("ok", id=3)
+    a.send({"type": "join", "table": table, "watch": True, "id": 4})
+    await a.until("ok", id=4)
+    end = await asyncio.wait_for(raw_player(b), 60)
+    assert end["type"] == "match_end"
+    await a.until("match_end")
+    a.send({"type": "ping", "id": 5})
+    await a.until("pong", id=5)
+    kinds = [m["type"] for m in map(msgspec.msgpack.decode, a.received)]
+    assert kinds.count("match_end") == 1, kinds[-12:]
+    a.close()
+    b.close()
