@@ -141,13 +141,23 @@ class Crowd:
     """Bots at tables of four that play match after match: the owner of each table
     creates it, the other three join, and the owner starts a new match at each end."""
 
-    def __init__(self, load: Load, port: int, connections: int, name: str = "bench") -> None:
+    def __init__(
+        self,
+        load: Load,
+        port: int,
+        connections: int,
+        name: str = "bench",
+        rules: dict[str, Any] | None = None,
+        client: type[BotClient] = BotClient,
+    ) -> None:
         if connections % 4:
             raise ValueError("connections must be a multiple of 4 (tables of four)")
         self.load = load
         self.port = port
         self.size = connections
         self.name = name
+        self.rules = rules or {}
+        self.client = client
         self.clients: list[BotClient] = []
         self._group: dict[BotClient, int] = {}
         self._owners: dict[int, BotClient] = {}
@@ -173,7 +183,7 @@ class Crowd:
         loop = asyncio.get_running_loop()
         for i in range(self.size):
             _, client = await loop.create_connection(
-                lambda: BotClient(self.load, self._on_message), "127.0.0.1", self.port
+                lambda: self.client(self.load, self._on_message), "127.0.0.1", self.port
             )
             self.clients.append(client)
             self._group[client] = i // 4
@@ -183,8 +193,19 @@ class Crowd:
             self._owners[group] = members[0]
             self._waiting[group] = members[1:]
             members[0].send(
-                {"type": "create", "id": 1, "seats": 4, "name": f"{self.name} {group}", "rules": {}}
+                {
+                    "type": "create",
+                    "id": 1,
+                    "seats": 4,
+                    "name": f"{self.name} {group}",
+                    "rules": self.rules,
+                }
             )
+
+    @property
+    def tables(self) -> list[str]:
+        """The ids of the tables created so far."""
+        return list(self._tables.values())
 
     def leave(self) -> None:
         """Every bot leaves its table and closes."""
