@@ -1,11 +1,16 @@
 """A long-lived server holds nothing without bound: players gone for good are forgotten
-(their tokens with them)."""
+(their tokens with them), and ``serve`` bounds the engine's hand cache of its process."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import msgspec
+import pytest
+from click.testing import CliRunner
+from leastscore.game import groups
+from leastscore.server import cli
 from leastscore.server.app import Server
 
 from .conftest import Raw, eventually, raw_player
@@ -49,3 +54,20 @@ async def test_a_player_replaced_by_a_bot_is_forgotten_when_the_match_ends(serve
     assert (await again.until("error", id=5))["code"] == "bad_token"
     a.close()
     again.close()
+
+
+def test_serve_bounds_the_hand_cache_of_its_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+
+    async def serving(*args: Any) -> None:  # what serve would run, with the bound it set
+        seen.append(groups.HAND_CACHE_SIZE)
+
+    before = groups.HAND_CACHE_SIZE
+    monkeypatch.setattr(cli, "_serve", serving)
+    try:
+        for flags, bound in (([], 4096), (["--hand-cache", "32"], 32)):
+            result = CliRunner().invoke(cli.serve, ["--no-db", "--no-uvloop", "-q", *flags])
+            assert result.exit_code == 0, result.output
+            assert seen.pop() == bound
+    finally:
+        groups.set_hand_cache_size(before)
