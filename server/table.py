@@ -60,6 +60,8 @@ class RemoteSeat:
         self.player = player
         self.name = player.name
         self.slot = MoveSlot()
+        self.left = False
+        """The player left the match: the seat is theirs no more, though they may watch."""
 
     @property
     def listening(self) -> bool:
@@ -70,9 +72,7 @@ class RemoteSeat:
         (one who left the match and watches the table gets the spectators' copies only)."""
         player = self.player
         conn = player.conn
-        if conn is None or conn.closed or player.table is not self.table:
-            return None
-        if self.table.held.get(player) != self.index:
+        if conn is None or conn.closed or player.table is not self.table or self.left:
             return None
         return conn
 
@@ -273,6 +273,8 @@ class Table:
             if self.playing and self.referee is not None:
                 self.referee.resign(index, f"{player.name} left")
                 self.held.pop(player, None)
+                if index in self.remote:
+                    self.remote[index].left = True
                 self.slots[index].gone = True
                 self.slots[index].player = None
             else:
