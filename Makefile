@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUBPACKAGES := game protocol seats server client bots tournament
 
-.PHONY: play test lint typecheck unit bench catalogs vectors clean
+.PHONY: play test lint typecheck unit bench fuzz soak catalogs vectors clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,14 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
 	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2
+
+# A million hostile frames against leastscore serve while honest bots play (minutes).
+fuzz: $(STAMP)
+	$(BIN)/python -m bench.fuzz --frames 1000000
+
+# 1,000 connections playing for 10 minutes; the server's RSS every 10 s.
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak --connections 1000 --minutes 10
 
 # The players' languages: extract every message from the code into the template,
 # bring each language's catalog up to date (a new message arrives untranslated,

@@ -135,7 +135,32 @@ def _new_hand(mask: int, same_suit: bool) -> HandInfo:
 
 
 HAND_CACHE_SIZE = 1 << 17
+"""Entries per rules variant (runs of any suit, runs of one suit), each about 0.9 KB:
+some 110 MB when full. Worth it where hands repeat by the million (a bot's play-outs,
+a tournament's engine loop: greedy bots play a quarter faster with it than with
+4,096 entries); a server, which meets each hand a few times in one move and seldom
+again, keeps far fewer (``set_hand_cache_size``)."""
 _HANDS: tuple[dict[int, HandInfo], dict[int, HandInfo]] = ({}, {})
+
+
+def set_hand_cache_size(entries: int) -> None:
+    """Bound the hand cache of this process to ``entries`` hands per rules variant.
+
+    Past the bound the cache starts afresh, so memory stays below ``entries``
+    times about 0.9 KB per variant however long the process plays.
+    """
+    global HAND_CACHE_SIZE
+    if entries < 1:
+        raise ValueError(f"the hand cache needs room for at least 1 hand, not {entries}")
+    HAND_CACHE_SIZE = entries
+    for cache in _HANDS:
+        if len(cache) > entries:
+            cache.clear()
+
+
+def hand_cache_size() -> int:
+    """Hands held in the cache now, every rules variant together."""
+    return sum(len(cache) for cache in _HANDS)
 
 
 def hand_info(mask: int, same_suit: bool = False) -> HandInfo:

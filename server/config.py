@@ -51,6 +51,12 @@ class ServerConfig:
     linger: float = 2.0
     """Seconds a connection closed by the server (after a fatal error or ``bye``) waits
     for the client to close its side, reading and dropping what it sends, before it is cut."""
+    hand_cache: int = 4096
+    """Hands the rules engine keeps worked out, per rules variant (about 0.9 KB each:
+    some 4 MB instead of the engine's 110 MB). A server meets a hand a few times within
+    one move and seldom again, so a small cache costs it little. The cache belongs to
+    the process: ``leastscore serve``, which has its process to itself, sets it; a
+    server sharing its process (``play --local``, a tournament's hall) leaves it alone."""
     max_tables: int = 2000
     password_checks: int = 20
     """A table's password is checked at most this often in ``password_window`` seconds,

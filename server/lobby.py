@@ -178,7 +178,7 @@ class Lobby:
                 raise
             player.send(Ok(msg.id, table.id, seat))
         player.send(table.state_for(player))
-        if table.full() and not table.playing:
+        if not msg.watch and table.full() and not table.playing:  # the last seat filled
             table.start()
 
     def _password_right(self, player: Player, table: Table, msg: Join) -> bool:

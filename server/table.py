@@ -158,7 +158,8 @@ class Table:
         )
 
     def holds(self, player: Player, seat: int) -> bool:
-        return player.table is self
+        # One who left the match and watches the table gets the spectators' copies only.
+        return player.table is self and self.held.get(player) == seat
 
     def members(self) -> list[Player]:
         seated = [s.player for s in self.slots if s.player is not None]
@@ -267,8 +268,8 @@ class Table:
 
     def player_gone(self, player: Player) -> None:
         """The player's connection dropped: keep the seat for the grace period."""
-        if player.seat is None:
-            self.leave(player)
+        if player.seat is None:  # a spectator keeps nothing to come back to
+            self._let_go(player)
             return
         grace = self.server.config.grace_period
         self.broadcast(PlayerLeft(player.seat, player.name, int(grace * 1000)), skip=player)
@@ -279,14 +280,20 @@ class Table:
         if player.connected or player.table is not self or player.seat is None:
             return
         if not self.playing or self.referee is None:
-            self.leave(player)
-            self._forget(player)
+            self._let_go(player)
             return
         level = self.server.config.replacement_level
         self.referee.replace(player.seat, self._bot_seat(level, player.name))
         self.broadcast(PlayerReplaced(player.seat, player.name, level))
         if not any(p.connected or p.grace is not None for p in self.members()):
             self._abandon()
+
+    def _let_go(self, player: Player) -> None:
+        """A player whose connection is gone leaves for good: the seat, and the server's
+        record of them (their token with it), or a long-lived server keeps everyone who
+        ever vanished."""
+        self.leave(player)
+        self._forget(player)
 
     def _abandon(self) -> None:
         """Nobody is connected any more: stop the bots rather than play on for nobody.
@@ -396,7 +403,7 @@ class Table:
         self.changed()
         for slot in list(self.slots):  # players who vanished and did not come back
             if slot.player is not None and not slot.player.connected and slot.player.grace is None:
-                self.leave(slot.player)
+                self._let_go(slot.player)
         if self.rematch and self.open and self.server.serving and self._all_machines():
             self.start()
 

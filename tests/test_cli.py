@@ -110,6 +110,7 @@ def test_serve_takes_its_defaults_from_the_server_config():
         "max_bot_samples": "max_bot_samples",
         "max_connections_per_peer": "max_connections_per_peer",
         "frame_timeout": "frame_timeout",
+        "hand_cache": "hand_cache",
     }
     defaults = {p.name: p.default for p in serve.params}
     for flag, field in names.items():

@@ -70,6 +70,29 @@ async def test_a_player_who_leaves_before_the_deal_forfeits_and_the_others_play_
     no_tracebacks(caplog)
 
 
+async def test_the_last_person_leaving_in_the_write_that_fills_the_table_closes_it(
+    server: Server, caplog: pytest.LogCaptureFixture
+):
+    """The match is set up but not dealt when the leave is read: the seat still goes, and
+    with nobody left but bots the table closes."""
+    ann = await Raw.connect(server.port)
+    await ann.hello("ann")
+    ann.send_raw(
+        frames(
+            {"type": "create", "seats": 3, "id": 1},
+            {"type": "add_bot", "level": "greedy", "id": 2},
+            {"type": "add_bot", "level": "greedy", "id": 3},  # full: the match starts
+            {"type": "leave", "id": 4},
+        )
+    )
+    for msg_id in (1, 2, 3, 4):
+        reply = await ann.until_any({"ok", "error"})
+        assert (reply["type"], reply["id"]) == ("ok", msg_id), reply
+    ann.send({"type": "tables", "id": 5})
+    assert (await ann.until("tables", id=5))["tables"] == []
+    no_tracebacks(caplog)
+
+
 def _saved(db: str) -> list[str]:
     store = MatchDatabase(db)
     try:

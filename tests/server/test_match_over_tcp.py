@@ -21,7 +21,7 @@ from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
-from .conftest import Raw, raw_player
+from .conftest import Raw, raw_player, serving
 
 EVENT_TYPES = {
     "match_start",
@@ -233,6 +233,69 @@ async def test_a_vanished_player_is_replaced_by_a_bot_after_the_grace_period(ser
     assert replaced["level"] == "greedy"
     results = await asyncio.gather(*(raw_player(c) for c in clients[1:]))
     assert results[0]["type"] == "match_end"
+
+
+def _answer(turn: dict[str, Any], msg_id: int) -> dict[str, Any]:
+    """A play answering ``turn`` (a ``turn`` or a snapshot's ``match``), with its stamp."""
+    return {
+        "type": "play",
+        "id": msg_id,
+        "discard": turn["legal"][-1],
+        "take": "deck" if turn["can_draw"] else turn["open"][0],
+        "round": turn["round"],
+        "turn": turn["turn"],
+    }
+
+
+async def _own_turn(client: Raw) -> dict[str, Any]:
+    turn = await client.until("turn", timeout=30)
+    while "hand" not in turn:
+        turn = await client.until("turn", timeout=30)
+    return turn
+
+
+async def test_resumed_after_a_bot_took_the_seat_the_snapshot_is_answered_as_it_says():
+    """PROTOCOL.md: after a bot played your seat, the snapshot of a resume says you are to
+    move at round R, turn T; answering it with round R, turn T is your move."""
+    # The bot that takes the seat waits long before each move (it is paced: a person sits
+    # here), so the seat is still being asked when its player comes back.
+    async with serving(grace_period=0.2, bot_delay=60.0, human_move_time=120.0) as server:
+        ann, bea = await Raw.connect(server.port), await Raw.connect(server.port)
+        token = (await ann.hello("ann"))["token"]
+        await bea.hello("bea")
+        ann.send({"type": "create", "seats": 2, "id": 1})
+        table = (await ann.until("ok", id=1))["table"]
+        bea.send({"type": "join", "table": table, "id": 1})
+        await bea.until("ok", id=1)
+        first = await bea.until("turn", timeout=30)
+        if first["seat"] == 1:  # bea moves first: once, then ann is told of her turn
+            bea.send(_answer(first, 2))
+            await bea.until("ok", id=2)
+        turn = await _own_turn(ann)  # ann is told of a turn and answers it...
+        ann.send(_answer(turn, 10))
+        await ann.until("ok", id=10)
+        bea_turn = await _own_turn(bea)  # ...and vanishes while bea is to move
+        ann.writer.transport.abort()
+        await bea.until("player_left", seat=0)
+        await bea.until("player_replaced", seat=0)  # the grace is over: a bot has the seat
+        bea.send(_answer(bea_turn, 3))
+        await bea.until("ok", id=3)
+        asked = await bea.until("turn", seat=0)  # the bot is asked for ann's seat
+        back = await Raw.connect(server.port)
+        back.send({"type": "hello", "protocol": [1], "token": token, "id": 1})
+        assert (await back.until("welcome", id=1))["resumed"] is True
+        match = (await back.until("state"))["match"]
+        assert (match["to_move"], match["round"], match["turn"]) == (
+            0,
+            asked["round"],
+            asked["turn"],
+        )
+        assert match["legal"], "the snapshot says it is ann's move"
+        back.send(_answer(match, 4))
+        assert await back.until_any({"ok", "error"}) == {"type": "ok", "id": 4}
+        await bea.until("played", seat=0)
+        back.close()
+        bea.close()
 
 
 async def test_spectators_see_only_public_information(server: Server):

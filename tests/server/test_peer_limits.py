@@ -3,24 +3,14 @@ take. Each refusal is an error frame the client reads, then the connection is cl
 
 from __future__ import annotations
 
-import asyncio
 import struct
-from collections.abc import Callable
 
 import msgspec
 import pytest
 from leastscore.protocol import errors
 from leastscore.protocol import frame as framed
 
-from .conftest import Raw, serving
-
-
-async def until_true(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not condition():
-        assert loop.time() < end, "the condition never came true"
-        await asyncio.sleep(0.01)
+from .conftest import Raw, eventually, serving
 
 
 async def still_works(client: Raw, msg_id: int) -> None:
@@ -73,7 +63,7 @@ async def test_one_address_holds_at_most_its_share_of_the_connections() -> None:
         # another machine is not held back
         await other.hello("elsewhere")
         first[0].close()  # a connection closed is a place free again
-        await until_true(lambda: len(server.connections) == 3)
+        await eventually(lambda: len(server.connections) == 3)
         again = await Raw.connect(server.port)
         await again.hello("again")
         await still_works(again, 9)

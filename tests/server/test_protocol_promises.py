@@ -9,7 +9,7 @@ import contextlib
 import socket
 import struct
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
@@ -26,7 +26,7 @@ from leastscore.server.connection import WARN_EVERY, RateLimit
 from leastscore import protocol
 
 from ..protocol.test_client_promises import minimal, nested
-from .conftest import Raw, raw_player
+from .conftest import Raw, eventually, raw_player
 
 
 def frame(message: Any) -> bytes:
@@ -47,14 +47,6 @@ async def replies_until_pong(client: Raw, probe: int = 10**6) -> list[dict[str, 
     while (message := await client.recv(10)) != {"type": "pong", "id": probe}:
         seen.append(message)
     return seen
-
-
-async def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not condition():
-        assert loop.time() < end, "the condition never came true"
-        await asyncio.sleep(0.01)
 
 
 @pytest.fixture
