@@ -14,6 +14,7 @@ from typing import Any, Literal
 import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 from leastscore.protocol.address import parse_address
+from leastscore.seats.sandbox import Limits, Mode
 
 from .entrants import Entrant, make_entrant
 from .per_deal import SprtSettings
@@ -101,6 +102,11 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     """The tables to play, named, instead of every combination (a Swiss round)."""
     stages: tuple[Stage, ...] = ()
     """A contest in stages: each plays the survivors of the one before (see stages.py)."""
+    sandbox: Mode = "auto"
+    """How ``cmd:`` programs are contained: ``bwrap``, ``limits`` only, ``none``, or
+    ``auto`` (bubblewrap when it works here, else limits)."""
+    limits: Limits = Limits()
+    """What each ``cmd:`` program may use (see ``seats/sandbox.py``)."""
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -160,6 +166,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             "move_time": self.move_time,
             "startup_time": self.startup_time,
             "max_faults": self.max_faults,
+            "sandbox": self.sandbox,
+            "limits": msgspec.to_builtins(self.limits),
         }
 
 
@@ -182,6 +190,8 @@ SETTINGS = {
     "listen",
     "sprt",
     "stage",
+    "sandbox",
+    "limits",
     "workers",
     "affinity",
     "cluster",
@@ -244,6 +254,17 @@ def build(
     for key in keys:
         if settings.get(key) is not None:
             fields[key] = settings[key]
+    if settings.get("sandbox") is not None:
+        fields["sandbox"] = settings["sandbox"]
+    table = settings.get("limits") or {}  # a [limits] table, then --limit NAME=VALUE items
+    if not isinstance(table, dict):
+        raise ValueError("limits must be a table: [limits] memory_mb = 512, ...")
+    items = [f"{k}={v}" for k, v in table.items()] + list(settings.get("limit") or ())
+    if items:
+        try:
+            fields["limits"] = Limits().with_text(items)
+        except ValueError as e:
+            raise ValueError(f"limits: {e}") from None
     try:
         return msgspec.convert(fields, TournamentConfig)
     except msgspec.ValidationError as e:

@@ -46,6 +46,8 @@ class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     move_time: float
     startup_time: float
     max_faults: int
+    sandbox: str = "auto"
+    limits: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 class EntrantInfo(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -278,7 +280,12 @@ def _fixed(value: float | None, digits: int = 2) -> str:
 
 def _faults(s: Standing) -> str:
     counts = (s.timeouts, s.illegal, s.crashes, s.forfeits)
-    return "-" if not any(counts) else "/".join(map(str, counts))
+    text = "-" if not any(counts) else "/".join(map(str, counts))
+    return text + "".join(f" {kind}×{n}" for kind, n in s.faults.items())
+
+
+def _limits_gone_over(s: Standing) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in s.faults.items()) or "-"
 
 
 WIDE = 110
@@ -424,6 +431,8 @@ def to_html(
                     s.illegal,
                     s.crashes,
                     s.forfeits,
+                    _limits_gone_over(s),
+                    f"{s.cpu_seconds:.2f}",
                 )
             )
             + "</tr>"
@@ -463,7 +472,10 @@ def to_html(
         "illegal",
         "crashes",
         "forfeits",
+        "limits gone over",
+        "CPU s (programs)",
     )
+    limits = ", ".join(f"{k} {v}" for k, v in fmt["limits"].items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -482,6 +494,7 @@ caption {{ text-align: left; font-weight: bold; }}
 <p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
 threshold {config.rules.threshold}; house rules: {esc(house)};
 {config.move_time:g} s a move; more than {config.max_faults} faults forfeit a match.
+Programs: sandbox {esc(config.sandbox)}, limits {esc(limits)}.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}

@@ -34,6 +34,10 @@ class SeatResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     illegal: int = 0
     crashes: int = 0
     forfeit: bool = False
+    faults: dict[str, int] = msgspec.field(default_factory=dict)
+    """A program's limits gone over in this match, by kind (``memory``, ``cpu``, ...)."""
+    cpu_seconds: float = 0.0
+    """A program's CPU time during this match (0 for in-process bots)."""
 
 
 class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -58,6 +62,7 @@ def summarize(
     *,
     seconds: float = 0.0,
     problems: Sequence[str] = (),
+    usage: Sequence[tuple[dict[str, int], float]] = (),
 ) -> MatchResult:
     n = match.seat_count
     rounds = [0] * n
@@ -77,6 +82,7 @@ def summarize(
                     points[seat] += score
     places = {s.seat: s.place for s in match.standings}
     forfeits = set(match.resigned)
+    usage = list(usage) or [({}, 0.0)] * n
     seats = tuple(
         SeatResult(
             bot=match.names[i],
@@ -90,6 +96,8 @@ def summarize(
             illegal=faults[i].illegal,
             crashes=faults[i].crashes,
             forfeit=i in forfeits,
+            faults=usage[i][0],
+            cpu_seconds=round(usage[i][1], 3),
         )
         for i in range(n)
     )

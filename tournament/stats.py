@@ -73,6 +73,10 @@ class Standing(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     illegal: int
     crashes: int
     forfeits: int
+    faults: dict[str, int] = msgspec.field(default_factory=dict)
+    """Limits its program went over, by kind (``memory``, ``cpu``, ``processes``, ...)."""
+    cpu_seconds: float = 0.0
+    """CPU time its program used in the matches counted (0 for in-process bots)."""
 
 
 class HeadToHead(msgspec.Struct, frozen=True):
@@ -101,6 +105,8 @@ class _Record:
     illegal: int = 0
     crashes: int = 0
     forfeits: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
 
 
 class Tally:
@@ -193,6 +199,9 @@ class Tally:
             r.illegal += s.illegal
             r.crashes += s.crashes
             r.forfeits += s.forfeit
+            for kind, count in s.faults.items():
+                r.faults[kind] = r.faults.get(kind, 0) + count
+            r.cpu_seconds += s.cpu_seconds
         for a in seats:
             for b in seats:
                 if a is b:
@@ -247,6 +256,8 @@ class Tally:
                     illegal=r.illegal,
                     crashes=r.crashes,
                     forfeits=r.forfeits,
+                    faults=dict(sorted(r.faults.items())),
+                    cpu_seconds=round(r.cpu_seconds, 3),
                 )
             )
         rows.sort(key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.bot))
