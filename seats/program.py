@@ -450,10 +450,15 @@ async def greet(
         if why is None:
             return None
         stderr.seek(0)
-        words = last_lines(stderr.read())
+        words = last_lines(stderr.read(), GREETING_LINES)
     if not words:
         return f"{why} (nothing on stderr)"
-    return why + "; its last lines on stderr:\n" + "\n".join(f"  {line}" for line in words)
+    return why + "; its last lines on stderr:\n" + "\n".join(f"  {w}".rstrip() for w in words)
+
+
+GREETING_LINES = 20
+"""Lines of stderr shown for a program that failed its greeting: enough for the
+message above a stack trace (node's is 17 lines for a missing package)."""
 
 
 def last_lines(data: bytes, lines: int = 12) -> list[str]:
