@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from leastscore.bots.check import CheckSettings, check_program
@@ -106,3 +107,28 @@ async def test_bot_check_runs_the_program_contained():
     assert report.compliant, report.summary()
     assert any(line.startswith("sandbox: limits only") for line in report.lines)
     assert any(line.startswith("CPU time:") for line in report.lines)
+
+
+@needs_cgroups
+def test_the_groups_of_a_worker_that_died_are_killed_and_removed():
+    """A worker killed outright leaves its programs' groups: the runner ends them
+    (what a program started in a session of its own dies too)."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **TEXT)
+    owner = int(gone.stdout)  # a process that has ended
+    group = sandbox.Cgroup(f"{sandbox.GROUPS}/{owner}-1", CGROUPS)
+    for c in CGROUPS:
+        group.path(c).mkdir(parents=True)
+    contained = Containment(mode="limits", cgroups=CGROUPS)
+    child = contained.preexec(group)
+    orphan = subprocess.Popen(["sleep", "60"], preexec_fn=child, start_new_session=True)
+    try:
+        assert group.pids() == [orphan.pid]
+        sandbox.end_groups(owner)
+        assert orphan.wait(timeout=30) == -9
+        assert not any(group.path(c).exists() for c in CGROUPS)
+    finally:
+        orphan.kill()
+        group.remove()
+
+
+TEXT: dict[str, Any] = {"capture_output": True, "text": True, "timeout": 60, "check": True}
