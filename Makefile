@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.store
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.tournament
+	$(BIN)/python -m bench.sandbox
 	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2
 
 # A million hostile frames against leastscore serve while honest bots play (minutes).

@@ -26,7 +26,8 @@ from leastscore.game.narrate import ordinal
 from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
-from leastscore.seats.program import ProgramSeat
+from leastscore.seats.program import ProgramSeat, last_lines
+from leastscore.seats.sandbox import Containment, Limits, Mode
 from leastscore.seats.seat import Seat, SeatFailed
 
 from . import make_bot
@@ -47,6 +48,9 @@ class CheckSettings:
     max_faults: int = 5
     """Faults in one match after which the program forfeits it (the tournament's)."""
     seed: int = 1
+    sandbox: Mode = "auto"
+    """Contained as a tournament contains it (``--sandbox``), with the default limits."""
+    limits: Limits = field(default_factory=Limits)
 
 
 @dataclass
@@ -166,6 +170,8 @@ async def check_program(
         with open(stderr_path, "wb") as stderr:
             started = False
             tracer = None if trace is None else FrameTracer(trace)
+            contained = Containment.make(settings.sandbox, settings.limits, warn=line)
+            line(contained.describe())
             program = ProgramSeat(
                 command,
                 "program",
@@ -173,6 +179,7 @@ async def check_program(
                 stderr=stderr,
                 cwd=cwd,
                 trace=None if tracer is None else tracer.frame,
+                containment=contained,
             )
             if tracer is not None:
                 tracer.program = program
@@ -187,6 +194,9 @@ async def check_program(
                     report.warnings.append(
                         "it did not exit within 1 s of bye and a closed stdin: it was killed"
                     )
+        for kind, count in sorted(program.usage.faults.items()):
+            report.problems.append(f"it went over its {kind} limit ({count} time(s))")
+        line(f"CPU time: {program.cpu_seconds:.2f} s")
         last_words = _tail(stderr_path)
         if not started:
             if last_words:
@@ -403,13 +413,11 @@ def _explain(report: CheckReport, stderr_tail: str) -> None:
         report.problems.append("the host also noted:" + rest)
 
 
-def _tail(path: str, lines: int = 12) -> str:
+def _tail(path: str) -> str:
     try:
-        with open(path, "rb") as f:
-            text = f.read()[-8192:].decode("utf-8", "replace")
+        return "\n".join(last_lines(Path(path).read_bytes()))
     except OSError:
         return ""
-    return "\n".join(text.rstrip().splitlines()[-lines:])
 
 
 class FrameTracer:

@@ -6,11 +6,15 @@ import asyncio
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import parse_address
 
 from .scaffold import LANGUAGES
+
+if TYPE_CHECKING:
+    from leastscore.seats.sandbox import Mode
 
 
 def _levels(values: tuple[str, ...]) -> list[str]:
@@ -193,6 +197,13 @@ def new(name: str, lang: str, parent: Path) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write every frame, both ways, to this file as JSON lines.",
 )
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "limits", "none"]),
+    default="auto",
+    show_default=True,
+    help="Contain the program as a tournament does (see TOURNAMENTS.md).",
+)
 def check(
     command: str,
     matches: int,
@@ -204,6 +215,7 @@ def check(
     startup_time: float,
     seed: int,
     trace: Path | None,
+    sandbox: Mode,
 ) -> None:
     """Check that the program COMMAND is a bot a tournament can run.
 
@@ -222,6 +234,7 @@ def check(
         budget=budget,
         startup_time=startup_time,
         seed=seed,
+        sandbox=sandbox,
     )
     click.echo(f"Checking {command}")
     report = run_check(command, settings, progress=click.echo, trace=trace)

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import shlex
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -48,6 +49,7 @@ from leastscore.protocol.messages import (
 )
 
 from .core import TooLate
+from .sandbox import Containment, Jail, Usage, spawn
 from .seat import MoveSlot, SeatFailed
 
 log = logging.getLogger("leastscore.program")
@@ -75,6 +77,7 @@ class ProgramSeat:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         trace: Callable[[str, bytes], None] | None = None,
+        containment: Containment | None = None,
     ) -> None:
         """``trace`` hears every frame body, both ways: ("host", body) for a frame
         written to the program, ("program", body) for one it wrote."""
@@ -85,7 +88,11 @@ class ProgramSeat:
         self._cwd = cwd
         self._env = env
         self._trace = trace
+        self.containment = containment or Containment(mode="none")
+        self.usage = Usage()
+        """Its faults by kind (limits gone over) and CPU seconds, over all its starts."""
         self.proc: asyncio.subprocess.Process | None = None
+        self._jail: Jail | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._hello: asyncio.Future[Hello] | None = None
         self.slot = MoveSlot()
@@ -122,14 +129,15 @@ class ProgramSeat:
         self._fresh = True
         self._welcomed = False
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *self.argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=self._stderr,
+            self._jail = await spawn(
+                self.containment,
+                self.argv,
+                self.usage,
                 cwd=self._cwd,
                 env=self._env,
+                stderr=self._stderr,
             )
+            self.proc = self._jail.proc
         except OSError as e:
             raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
         loop = asyncio.get_running_loop()
@@ -166,8 +174,35 @@ class ProgramSeat:
                 self.proc.kill()
         if self._hello is not None and not self._hello.done():
             self._hello.set_exception(SeatFailed(why))
+            self._hello.exception()  # seen: no one may be waiting any more (a timeout)
         self.slot.fail(SeatFailed(why))
         return SeatFailed(f"{self.name}: {why}")
+
+    def _over(self, code: int | None = None) -> str | None:
+        """Why it is ended when it went over a limit (each counted once), else None."""
+        jail = self._jail
+        if jail is None:
+            return None
+        jail.check(code)
+        if not jail.kinds:
+            return None
+        return f"went over its {' and '.join(sorted(jail.kinds))} limit"
+
+    def police(self) -> None:
+        """Between matches: end it if it went over a limit that did not end it yet
+        (a fork refused, memory reclaimed), and bring its CPU time up to date."""
+        if self._jail is None:
+            return
+        self._jail.cpu_seconds()
+        over = self._over()
+        if over is not None and self.alive:
+            self._fail(over)
+
+    @property
+    def cpu_seconds(self) -> float:
+        """CPU seconds over all its starts, the running one included."""
+        running = self._jail.cpu_seconds() if self._jail is not None else 0.0
+        return self.usage.cpu_seconds + running
 
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
@@ -177,11 +212,14 @@ class ProgramSeat:
             data = await stdout.read(65536)
             if not data:
                 code = await self.proc.wait()
-                self._fail(f"exited with code {code}" if code else "closed its output")
+                over = self._over(code)
+                self._fail(over or (f"exited with code {code}" if code else "closed its output"))
                 return
             try:
                 bodies = frames.feed(data)
             except FrameTooLarge as e:
+                if self._jail is not None:
+                    self._jail.count("output")
                 self._fail(f"sent an oversized frame ({e})")
                 return
             for body in bodies:
@@ -300,6 +338,9 @@ class ProgramSeat:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+        if self._jail is not None:
+            await self._jail.end()
+            self._jail = None
         if self._reader_task is not None:
             self._reader_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -378,3 +419,49 @@ class ProgramSeat:
             else:
                 self.problems.append(f"illegal move: {error.reason}")
             self._write(Error(error.code, error.reason, self.slot.move_id))
+
+
+async def greet(
+    command: str | Sequence[str],
+    *,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    startup_time: float = 10.0,
+    containment: Containment | None = None,
+) -> str | None:
+    """Start the program, complete its handshake (``hello``, ``welcome``) and say
+    ``bye``: None when it answered, else why not, with its last lines on stderr."""
+    with tempfile.TemporaryFile() as stderr:
+        program = ProgramSeat(
+            command,
+            startup_time=startup_time,
+            stderr=stderr,
+            cwd=cwd,
+            env=env,
+            containment=containment,
+        )
+        try:
+            await program.start()
+            why = None
+        except SeatFailed:
+            why = program.failure or "it did not start"
+        finally:
+            await program.close()
+        if why is None:
+            return None
+        stderr.seek(0)
+        words = last_lines(stderr.read(), GREETING_LINES)
+    if not words:
+        return f"{why} (nothing on stderr)"
+    return why + "; its last lines on stderr:\n" + "\n".join(f"  {w}".rstrip() for w in words)
+
+
+GREETING_LINES = 20
+"""Lines of stderr shown for a program that failed its greeting: enough for the
+message above a stack trace (node's is 17 lines for a missing package)."""
+
+
+def last_lines(data: bytes, lines: int = 12) -> list[str]:
+    """The last lines a program wrote on stderr (of its last 8 KiB), as text."""
+    text = data[-8192:].decode("utf-8", "replace")
+    return text.rstrip().splitlines()[-lines:]

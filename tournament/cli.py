@@ -30,6 +30,8 @@ DEFINING = (
     "time_control",
     "startup_time",
     "max_faults",
+    "sandbox",
+    "limit",
 )
 """Options that define a tournament, so cannot change when one is resumed."""
 
@@ -123,6 +125,20 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
 )
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "limits", "none"]),
+    show_default="auto",
+    help="How cmd: programs are contained: bubblewrap, resource limits only, or nothing; "
+    "auto: bubblewrap when it works here. See TOURNAMENTS.md.",
+)
+@click.option(
+    "--limit",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A limit for each cmd: program (repeat): memory_mb, cpu_seconds, processes, "
+    "open_files, file_size_mb, stderr_kb. See TOURNAMENTS.md.",
+)
+@click.option(
     "--stage",
     multiple=True,
     metavar="KIND:OPTIONS",
@@ -177,6 +193,8 @@ def tournament(
     startup_time: float | None,
     max_faults: int | None,
     listen: str | None,
+    sandbox: str | None,
+    limit: tuple[str, ...],
     sprt: str | None,
     stage: tuple[str, ...],
     out: str | None,
@@ -247,6 +265,8 @@ def tournament(
                 "listen": listen,
                 "sprt": sprt,
                 "stage": list(stage) or None,
+                "sandbox": sandbox,
+                "limit": list(limit) or None,
             }
             settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
             if settings.get("seed") is None:
@@ -289,16 +309,24 @@ def tournament(
             raise click.ClickException(
                 "the web view needs aiohttp: pip install leastscore[web]"
             ) from None
-    code = run_tournament(
-        config,
-        store,
-        workers=workers,
-        affinity=affinity,
-        cluster=cluster,
-        output=output,
-        quiet=quiet,
-        web=web_at,
-    )
+    from .ready import NotReady
+
+    try:
+        code = run_tournament(
+            config,
+            store,
+            workers=workers,
+            affinity=affinity,
+            cluster=cluster,
+            output=output,
+            quiet=quiet,
+            web=web_at,
+        )
+    except NotReady as e:
+        # Nothing was played: a fresh folder goes, so that the same command runs once fixed.
+        if store is not None and resume is None:
+            store.undo()
+        raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
     ctx.exit(code)
 
 
@@ -318,6 +346,7 @@ def run_tournament(
 
     from . import report
     from .live import play_live, write_reports
+    from .ready import NotReady
 
     err = Console(stderr=True)
     if config.stages:
@@ -326,16 +355,21 @@ def run_tournament(
         if web is not None:
             raise click.UsageError("--web follows a tournament without stages")
 
-        return run_contest(
-            config,
-            store,
-            workers=workers,
-            affinity=affinity,
-            cluster=cluster,
-            output=output,
-            quiet=quiet,
-            err=err,
-        )
+        try:
+            return run_contest(
+                config,
+                store,
+                workers=workers,
+                affinity=affinity,
+                cluster=cluster,
+                output=output,
+                quiet=quiet,
+                err=err,
+            )
+        except NotReady:
+            raise
+        except (OSError, RuntimeError, ValueError) as e:
+            raise click.ClickException(f"the contest stopped: {e}") from None
     try:
         played = play_live(
             config,
@@ -347,6 +381,8 @@ def run_tournament(
             err=err,
             web=web,
         )
+    except NotReady:
+        raise
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the tournament stopped: {e}") from None
     tally, sprt = played.tally, played.sprt

@@ -6,7 +6,9 @@
 imported only here and only then: it is an optional dependency.
 
 Before anything is played every worker is asked what it lacks (a program, a
-file, the same leastscore), and one missing thing stops the tournament. Then
+file, the same leastscore, the runner's sandbox) and greets every program as
+the runner does for its own workers (``ready``): one missing thing, or one
+program that does not answer, stops the tournament. Then
 each worker gets a ``LineupPlugin`` (see ``cluster_worker``) and fixtures go
 out in batches: one task per batch, sized from the scheduler's measured cost
 per task and the measured time per match so that the first is under
@@ -30,13 +32,16 @@ import math
 import secrets
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
 
 from .pool import IN_HAND, OnResult
+from .ready import NotReady
 from .results import MatchResult, aborted, decode_result, encode_result
 from .store import Store
 
@@ -84,10 +89,22 @@ class ClusterWorkers:
     """Plays fixtures on a Dask cluster, handing each result on as ``Workers`` does."""
 
     def __init__(
-        self, address: str, definition: bytes, store: Store | None, on_result: OnResult
+        self,
+        address: str,
+        definition: bytes,
+        store: Store | None,
+        on_result: OnResult,
+        sandbox: Mode | None = None,
+        on_ready: Callable[[], None] | None = None,
     ) -> None:
+        """``sandbox``: the mode the runner resolved: every worker contains its programs
+        so, or says that it cannot (and the run stops before it starts). ``on_ready``:
+        called once every worker has passed its check."""
+        self._on_ready = on_ready
         self.address = parse_cluster(address)
         self._definition = definition
+        self._sandbox = sandbox
+        self._out = str(store.path.resolve()) if store is not None else None
         self._store = store
         self._on_result = on_result
         self._stopping = False
@@ -134,17 +151,21 @@ class ClusterWorkers:
                 raise RuntimeError(f"no Dask scheduler at {address}: {e}") from None
             await client.wait_for_workers(wanted, timeout=WAIT_FOR_WORKERS)
             await self._check(client)
+            if self._on_ready is not None:
+                self._on_ready()
             await self._play(client, list(fixtures))
 
     async def _check(self, client: Client) -> None:
         """Every worker has what the tournament needs, or the run stops here."""
         from .cluster_worker import check_worker
 
-        answers: dict[str, list[str]] = await client.run(check_worker, self._definition, VERSION)
+        answers: dict[str, list[str]] = await client.run(
+            check_worker, self._definition, VERSION, self._sandbox, self._out
+        )
         self.workers = len(answers)
         for worker, problems in sorted(answers.items()):
             if problems:
-                raise RuntimeError(f"worker {worker}: {problems[0]}")
+                raise NotReady(f"worker {worker}: {problems[0]}")
 
     async def _play(self, client: Client, fixtures: list[int]) -> None:
         from distributed import KilledWorker, as_completed
@@ -153,7 +174,8 @@ class ClusterWorkers:
 
         loop = asyncio.get_running_loop()
         name = f"leastscore-{secrets.token_hex(4)}"
-        await client.register_plugin(LineupPlugin(self._definition, name), name=name)
+        plugin = LineupPlugin(self._definition, name, self._sandbox, self._out)
+        await client.register_plugin(plugin, name=name)
         try:
             self.task_cost = await self._task_cost(client, nothing)
             self.ready_at = loop.time()

@@ -5,9 +5,10 @@ runner registers a ``LineupPlugin`` with the scheduler; every worker, those
 that join later included, gets its own copy and builds from the tournament's
 definition the same lineup a local worker process builds: built-in and Python
 bots made afresh for each match, each ``cmd:`` program started once and kept
-alive across the worker's matches, under the same start-up time, move time and
-fault policy. The plugin's own event loop runs in a thread of its own, so the
-programs live between tasks; Dask's task thread only waits for each batch.
+alive across the worker's matches, under the same start-up time, move time,
+fault policy, sandbox and limits (the mode the runner resolved). The plugin's
+own event loop runs in a thread of its own, so the programs live between
+tasks; Dask's task thread only waits for each batch.
 
 A batch sends back each match's result line and, when the runner stores the
 tournament, its log: workers need no shared disk.
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
-import shutil
 import threading
 import time
 from collections.abc import Sequence
@@ -28,14 +27,15 @@ from typing import Any
 from distributed import WorkerPlugin, get_worker
 from leastscore.game import Event, write_log
 from leastscore.seats.loop import loop_factory
+from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
 
 from . import config as configs
 from .config import TournamentConfig
-from .entrants import Entrant, load_bot_class
-from .lineup import Lineup
+from .lineup import Lineup, contain
 from .play import play_safely
+from .ready import unready
 from .results import encode_result
 from .store import Store
 
@@ -61,9 +61,15 @@ class _Logs(Store):
 class LineupPlugin(WorkerPlugin):
     """One tournament's lineup on one worker, alive from registration to removal."""
 
-    def __init__(self, definition: bytes, name: str) -> None:
+    def __init__(
+        self, definition: bytes, name: str, sandbox: Mode | None = None, out: str | None = None
+    ) -> None:
+        """``sandbox``: the runner's resolved mode; ``out``: its results folder, hidden
+        from the programs where this machine has it (a ``LocalCluster``)."""
         self.definition = definition
         self.name = name
+        self.sandbox = sandbox
+        self.out = out
 
     def setup(self, worker: Any) -> None:
         self.config: TournamentConfig = configs.load(self.definition)
@@ -75,7 +81,9 @@ class LineupPlugin(WorkerPlugin):
         )
         self.thread.start()
         stderr_dir = Path(worker.local_directory, "leastscore-programs", self.name)
-        self.lineup = Lineup(self.config, stderr_dir=stderr_dir)
+        hidden = [self.out, worker.local_directory]
+        containment = contain(self.config, hidden, sandbox=self.sandbox)
+        self.lineup = Lineup(self.config, stderr_dir=stderr_dir, containment=containment)
 
     def teardown(self, worker: Any) -> None:
         try:
@@ -110,38 +118,23 @@ def nothing() -> None:
     """A task that does nothing: its round trip is the scheduler's cost per task."""
 
 
-def check_worker(definition: bytes, version: str) -> list[str]:
-    """What this worker lacks to play the tournament: one line each, none when ready."""
+async def check_worker(
+    definition: bytes,
+    version: str,
+    sandbox: Mode | None = None,
+    out: str | None = None,
+    dask_worker: Any = None,
+) -> list[str]:
+    """What this worker lacks to play the tournament, each program greeted under the
+    runner's sandbox as the runner greets its own (``ready``): one line each, none
+    when ready."""
     config = configs.load(definition)
     problems: list[str] = []
     if version != VERSION:
         problems.append(f"leastscore {VERSION} is installed here, the runner has {version}")
-    for entrant in config.entrants:
-        why = _lacks(entrant)
-        if why is not None:
-            problems.append(f"{entrant.name}: {why}")
-    return problems
-
-
-def _lacks(entrant: Entrant) -> str | None:
-    if entrant.kind in ("builtin", "remote"):
-        return None
-    if not Path(entrant.base).is_dir():
-        return f"no directory {entrant.base}"
-    if entrant.kind == "python":
-        try:
-            load_bot_class(entrant)
-        except ValueError as e:
-            return str(e).removeprefix(f"{entrant.name}: ")
-        return None
-    program = entrant.argv()[0]
-    if os.sep in program:
-        path = Path(entrant.base, program)
-        if not path.is_file():
-            return f"no program {path}"
-        if not os.access(path, os.X_OK):
-            return f"{path} is not executable"
-        return None
-    if shutil.which(program) is None:
-        return f"no program {program!r} on the PATH"
-    return None
+    here = dask_worker.local_directory if dask_worker is not None else None
+    try:
+        containment = contain(config, [out, here], sandbox=sandbox)
+    except ValueError as e:
+        return [*problems, f"sandbox: {e}"]
+    return problems + await unready(config, containment)

@@ -15,6 +15,7 @@ import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 from leastscore.protocol.address import parse_address
 from leastscore.seats.core import TimeControl
+from leastscore.seats.sandbox import Limits, Mode
 
 from .entrants import Entrant, make_entrant
 from .per_deal import SprtSettings
@@ -104,6 +105,11 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     """The tables to play, named, instead of every combination (a Swiss round)."""
     stages: tuple[Stage, ...] = ()
     """A contest in stages: each plays the survivors of the one before (see stages.py)."""
+    sandbox: Mode = "auto"
+    """How ``cmd:`` programs are contained: ``bwrap``, ``limits`` only, ``none``, or
+    ``auto`` (bubblewrap when it works here, else limits)."""
+    limits: Limits = Limits()
+    """What each ``cmd:`` program may use (see ``seats/sandbox.py``)."""
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -171,6 +177,8 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             "startup_time": self.startup_time,
             "max_faults": self.max_faults,
             "time_control": self.time_control,
+            "sandbox": self.sandbox,
+            "limits": msgspec.to_builtins(self.limits),
         }
 
 
@@ -194,6 +202,8 @@ SETTINGS = {
     "listen",
     "sprt",
     "stage",
+    "sandbox",
+    "limits",
     "workers",
     "affinity",
     "cluster",
@@ -258,6 +268,17 @@ def build(
             fields[key] = settings[key]
     if settings.get("time_control") is not None:
         fields["time_control"] = time_control(settings["time_control"], settings)
+    if settings.get("sandbox") is not None:
+        fields["sandbox"] = settings["sandbox"]
+    table = settings.get("limits") or {}  # a [limits] table, then --limit NAME=VALUE items
+    if not isinstance(table, dict):
+        raise ValueError("limits must be a table: [limits] memory_mb = 512, ...")
+    items = [f"{k}={v}" for k, v in table.items()] + list(settings.get("limit") or ())
+    if items:
+        try:
+            fields["limits"] = Limits().with_text(items)
+        except ValueError as e:
+            raise ValueError(f"limits: {e}") from None
     try:
         return msgspec.convert(fields, TournamentConfig)
     except msgspec.ValidationError as e:

@@ -32,6 +32,7 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
+from leastscore.seats.sandbox import Containment, Mode
 from leastscore.seats.seat import Seat, SeatFailed
 
 from .config import TournamentConfig
@@ -137,6 +138,28 @@ class Seating:
     remote: list[EntrantSeat] = field(default_factory=list)
     programs: dict[int, tuple[ProgramSeat, int]] = field(default_factory=dict)
     """Seat index: (program, how many problems it had before this match)."""
+    before: dict[int, tuple[dict[str, int], float]] = field(default_factory=dict)
+    """Seat index: a program's faults by kind and CPU seconds before this match."""
+    usage: list[tuple[dict[str, int], float]] = field(default_factory=list)
+    """By seat, after the match: faults by kind and CPU seconds in it."""
+
+
+def contain(
+    config: TournamentConfig,
+    hidden: Sequence[str | None] = (),
+    warn: Callable[[str], None] | None = None,
+    *,
+    sandbox: Mode | None = None,
+) -> Containment:
+    """How this process runs the tournament's programs: none of them sees the other
+    ``cmd:`` entrants' folders (each still sees its own) nor the folders in
+    ``hidden`` (the results, a worker's own). ``sandbox``: the mode the runner
+    resolved (every worker runs what the runner chose), else the config's."""
+    if not any(e.kind == "cmd" for e in config.entrants):
+        return Containment(mode="none")
+    folders = {e.base for e in config.entrants if e.kind == "cmd"}
+    folders.update(h for h in hidden if h is not None)
+    return Containment.make(sandbox or config.sandbox, config.limits, sorted(folders), warn)
 
 
 class Lineup:
@@ -148,13 +171,16 @@ class Lineup:
         copy: str = "main",
         hall: Hall | None = None,
         interrupt: bool = False,
+        containment: Containment | None = None,
     ) -> None:
-        """``copy`` names this process's copies of the ``cmd:`` programs: each copy
+        """``containment``: how programs run (made once per process: see ``contain``).
+        ``copy`` names this process's copies of the ``cmd:`` programs: each copy
         writes its stderr to ``stderr_dir/NAME.COPY.stderr``, so that the copies in
         different workers do not interleave their lines in one file.
         ``interrupt``: cut short Python bots that think far too long (this
         process's main thread must be free to take ``SIGALRM``)."""
         self.config = config
+        self.containment = containment or Containment(mode="none")
         self.hall = hall
         self.interrupt = interrupt
         if interrupt:
@@ -186,7 +212,15 @@ class Lineup:
     def finish(self, seating: Seating, match: Match) -> list[str]:
         """After the match: its programs' problems; programs that forfeited start afresh."""
         problems = list(seating.problems)
+        seating.usage = [({}, 0.0) for _ in seating.seats]
         for index, (program, before) in seating.programs.items():
+            program.police()
+            faults, cpu = seating.before[index]
+            now = program.usage.faults
+            seating.usage[index] = (
+                {k: v - faults.get(k, 0) for k, v in now.items() if v > faults.get(k, 0)},
+                max(0.0, program.cpu_seconds - cpu),
+            )
             problems.extend(f"{program.name}: {p}" for p in program.problems[before:])
             if index in match.resigned:
                 self._stale.add(program.name)
@@ -230,6 +264,7 @@ class Lineup:
                 startup_time=self.config.startup_time,
                 stderr=self._stderr(name),
                 cwd=entrant.base,
+                containment=self.containment,
             )
         stale = name in self._stale
         if stale:
@@ -243,6 +278,7 @@ class Lineup:
         except SeatFailed:
             return self._absent(name, f"could not start: {program.failure}", seating, index)
         seating.programs[index] = (program, len(program.problems))
+        seating.before[index] = (dict(program.usage.faults), program.cpu_seconds)
         return program
 
     async def _remote_seat(

@@ -132,6 +132,9 @@ def play_live(
         on_result=on_result,
         on_hall=on_hall,
         stop_when=None if sprt is None else lambda: sprt.cut is not None,
+        warn=None
+        if quiet
+        else lambda line: err.print(line, highlight=False, markup=False, soft_wrap=True),
     )
     show = err.is_terminal and not quiet
     started = time.perf_counter()

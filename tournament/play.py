@@ -56,6 +56,7 @@ async def play(
         faults,
         seconds=time.perf_counter() - started,
         problems=problems,
+        usage=seating.usage,
     )
 
 

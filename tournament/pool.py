@@ -31,9 +31,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from leastscore.seats.loop import loop_factory
+from leastscore.seats.sandbox import Mode, end_groups
 
 from . import config as configs
-from .lineup import Lineup
+from .lineup import Lineup, contain
 from .play import play_safely
 from .results import MatchResult, aborted, decode_result, encode_result
 from .store import Store
@@ -48,7 +49,12 @@ OnResult = Callable[[bytes, MatchResult], None]
 
 
 def _worker(
-    conn: Connection, definition: bytes, out: str | None, core: int | None, number: int
+    conn: Connection,
+    definition: bytes,
+    out: str | None,
+    core: int | None,
+    number: int,
+    sandbox: Mode | None = None,
 ) -> None:
     """A worker's whole life: play the fixtures it is sent until told to stop."""
     if core is not None:
@@ -67,7 +73,10 @@ def _worker(
     stderr_dir = Path(out, "programs") if out is not None else None
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         copy = f"worker-{number + 1}"
-        lineup = Lineup(config, stderr_dir=stderr_dir, copy=copy, interrupt=True)
+        containment = contain(config, [out], sandbox=sandbox)
+        lineup = Lineup(
+            config, stderr_dir=stderr_dir, copy=copy, interrupt=True, containment=containment
+        )
         try:
             conn.send_bytes(READY)
             while True:
@@ -103,8 +112,11 @@ class Workers:
         out: str | None,
         on_result: OnResult,
         affinity: bool = True,
+        sandbox: Mode | None = None,
     ) -> None:
+        """``sandbox``: the mode the runner resolved, for every worker's programs."""
         self.count = count
+        self._sandbox = sandbox
         self._cores = worker_cores(count) if affinity else None
         self._definition = definition
         self._out = out
@@ -148,7 +160,7 @@ class Workers:
         ours, theirs = self._context.Pipe()
         process = self._context.Process(
             target=_worker,
-            args=(theirs, self._definition, self._out, self._core(number), number),
+            args=(theirs, self._definition, self._out, self._core(number), number, self._sandbox),
             name=f"leastscore-worker-{number}",
             daemon=True,
         )
@@ -266,11 +278,13 @@ class Workers:
 
 
 def _end_group(process: BaseProcess) -> None:
-    """Kill whatever is left of an ended worker's process group: its programs."""
+    """Kill whatever is left of an ended worker's process group and cgroups: its
+    programs, and what they started (in a session of their own, say)."""
     if process.pid is None or not hasattr(os, "killpg"):
         return
     with contextlib.suppress(OSError):  # nothing left (or not ours): fine
         os.killpg(process.pid, signal.SIGKILL)
+    end_groups(process.pid)
 
 
 def worker_cores(count: int) -> list[int] | None:

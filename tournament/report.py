@@ -48,6 +48,8 @@ class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     max_faults: int
     time_control: str | None = None
     """``BASE+INC``: the time rule was a chess clock per match, not ``move_time``."""
+    sandbox: str = "auto"
+    limits: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 class EntrantInfo(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -283,7 +285,12 @@ def _fixed(value: float | None, digits: int = 2) -> str:
 def _faults(s: Standing, config: TournamentConfig) -> str:
     first = s.timeouts if config.time_control is None else s.lost_on_time
     counts = (first, s.illegal, s.crashes, s.forfeits)
-    return "-" if not any(counts) else "/".join(map(str, counts))
+    text = "-" if not any(counts) else "/".join(map(str, counts))
+    return text + "".join(f" {kind}×{n}" for kind, n in s.faults.items())
+
+
+def _limits_gone_over(s: Standing) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in s.faults.items()) or "-"
 
 
 def time_rule(config: TournamentConfig) -> str:
@@ -445,6 +452,8 @@ def to_html(
                     s.crashes,
                     s.lost_on_time,
                     s.forfeits,
+                    _limits_gone_over(s),
+                    f"{s.cpu_seconds:.2f}",
                 )
             )
             + "</tr>"
@@ -485,7 +494,10 @@ def to_html(
         "crashes",
         "lost on time",
         "forfeits",
+        "limits gone over",
+        "CPU s (programs)",
     )
+    limits = ", ".join(f"{k} {v}" for k, v in fmt["limits"].items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -504,6 +516,7 @@ caption {{ text-align: left; font-weight: bold; }}
 <p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
 threshold {config.rules.threshold}; house rules: {esc(house)};
 {esc(time_rule(config))}; more than {config.max_faults} faults forfeit a match.
+Programs: sandbox {esc(config.sandbox)}, limits {esc(limits)}.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}

@@ -36,6 +36,10 @@ class SeatResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     lost_on_time: int = 0
     """1 when its time-control bank ran out: it lost the match on time (a forfeit)."""
     forfeit: bool = False
+    faults: dict[str, int] = msgspec.field(default_factory=dict)
+    """A program's limits gone over in this match, by kind (``memory``, ``cpu``, ...)."""
+    cpu_seconds: float = 0.0
+    """A program's CPU time during this match (0 for in-process bots)."""
 
 
 class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,6 +64,7 @@ def summarize(
     *,
     seconds: float = 0.0,
     problems: Sequence[str] = (),
+    usage: Sequence[tuple[dict[str, int], float]] = (),
 ) -> MatchResult:
     n = match.seat_count
     rounds = [0] * n
@@ -79,6 +84,7 @@ def summarize(
                     points[seat] += score
     places = {s.seat: s.place for s in match.standings}
     forfeits = set(match.resigned)
+    usage = list(usage) or [({}, 0.0)] * n
     seats = tuple(
         SeatResult(
             bot=match.names[i],
@@ -93,6 +99,8 @@ def summarize(
             crashes=faults[i].crashes,
             lost_on_time=faults[i].lost_on_time,
             forfeit=i in forfeits,
+            faults=usage[i][0],
+            cpu_seconds=round(usage[i][1], 3),
         )
         for i in range(n)
     )

@@ -7,6 +7,11 @@ worker: there a bot that brings its process down or never returns costs one
 match, not the tournament. Each
 result is stored the moment it arrives, then handed on (to the tally, the
 progress display); the order results arrive in never matters.
+
+Before the first match the run's containment is chosen once (``--sandbox``
+resolved here, the same in every worker) and every program is started and
+greeted (``ready``): one that cannot play stops the run before anything is
+played.
 """
 
 from __future__ import annotations
@@ -17,11 +22,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from leastscore.seats.sandbox import Containment
 from leastscore.server.app import Server
 
 from . import config as configs
+from . import ready
 from .config import TournamentConfig
-from .lineup import Lineup
+from .lineup import Lineup, contain
 from .play import play_safely
 from .pool import Workers
 from .remote import Hall, open_hall
@@ -44,6 +51,7 @@ class Runner:
         on_result: Callable[[MatchResult], None] | None = None,
         on_hall: Callable[[Server, Hall], None] | None = None,
         stop_when: Callable[[], bool] | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         """``stop_when``: asked after each result; once true, no fixture is started any
         more and the run ends when those being played are done (a sequential test).
@@ -52,6 +60,9 @@ class Runner:
         worker processes of this machine; see ``cluster``."""
         self.config = config
         self.cluster = cluster
+        self._warn = warn
+        self.containment: Containment | None = None
+        """How the run's programs are contained (known once it runs)."""
         self.workers = max(1, workers)
         self.affinity = affinity
         self.store = store
@@ -77,20 +88,46 @@ class Runner:
         here, there = self.split(todo)
         server: Server | None = None
         config = self.config
+        out = str(self.store.path) if self.store is not None else None
+        stderr_dir = Path(out, "programs") if out is not None else None
+        self.containment = containment = contain(config, [out], self._warn)
+        # Every program this machine will run answers its greeting, or nothing is played
+        # (on a cluster, each worker checks its own: see cluster.py).
+        schedule = config.schedule()
+        local = set(config.names)
+        if self.cluster is not None:
+            local = {name for i in here for name in schedule[i].seats}
+        await ready.check(config, containment, local)
+
+        def say_sandbox() -> None:
+            if self._warn is not None and containment.mode != "none":
+                self._warn(containment.describe())
+
         if config.remote:
             server, self.hall = await open_hall(config.listen, config.rules, config.remote_tokens())
             if self._on_hall is not None:
                 self._on_hall(server, self.hall)
-        out = str(self.store.path) if self.store is not None else None
-        stderr_dir = Path(out, "programs") if out is not None else None
-        lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall)
+        lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall, containment=containment)
         if self.cluster is not None:
             from .cluster import ClusterWorkers
 
-            self.pool = ClusterWorkers(self.cluster, configs.dump(config), self.store, self._record)
+            self.pool = ClusterWorkers(
+                self.cluster,
+                configs.dump(config),
+                self.store,
+                self._record,
+                sandbox=containment.mode,
+                on_ready=say_sandbox,
+            )
         else:
+            say_sandbox()
             self.pool = Workers(
-                self.workers, configs.dump(config), out, self._record, affinity=self.affinity
+                self.workers,
+                configs.dump(config),
+                out,
+                self._record,
+                affinity=self.affinity,
+                sandbox=containment.mode,
             )
         lanes = [
             asyncio.ensure_future(self._play_here(here, lineup)),

@@ -149,6 +149,7 @@ def run_contest(
 
     from . import report
     from .live import play_live
+    from .ready import NotReady
 
     entrants = list(config.names)
     outcomes: list[StageOutcome] = []
@@ -172,17 +173,22 @@ def run_contest(
             part = _stage_config(config, index, entrants, groups, round_number)
             part_store = _sub_store(store, number, round_number + 1 if runs > 1 else None, part)
             title = f"stage {number}" + (f" round {round_number + 1}" if runs > 1 else "")
-            played = play_live(
-                part,
-                part_store,
-                workers=workers,
-                affinity=affinity,
-                cluster=cluster,
-                quiet=quiet,
-                err=err,
-                title=title,
-                keep_results=True,
-            )
+            try:
+                played = play_live(
+                    part,
+                    part_store,
+                    workers=workers,
+                    affinity=affinity,
+                    cluster=cluster,
+                    quiet=quiet,
+                    err=err,
+                    title=title,
+                    keep_results=True,
+                )
+            except NotReady as e:
+                if number > 1 or round_number > 0:
+                    e.when = f"the first match of {title}"
+                raise
             total_played += played.played
             total_time += played.elapsed
             if played.interrupted:

@@ -75,6 +75,10 @@ class Standing(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     lost_on_time: int
     """Matches it lost on time (its time-control bank ran out); each is a forfeit too."""
     forfeits: int
+    faults: dict[str, int] = msgspec.field(default_factory=dict)
+    """Limits its program went over, by kind (``memory``, ``cpu``, ``processes``, ...)."""
+    cpu_seconds: float = 0.0
+    """CPU time its program used in the matches counted (0 for in-process bots)."""
 
 
 class HeadToHead(msgspec.Struct, frozen=True):
@@ -104,6 +108,8 @@ class _Record:
     crashes: int = 0
     lost_on_time: int = 0
     forfeits: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
 
 
 class Tally:
@@ -197,6 +203,9 @@ class Tally:
             r.crashes += s.crashes
             r.lost_on_time += s.lost_on_time
             r.forfeits += s.forfeit
+            for kind, count in s.faults.items():
+                r.faults[kind] = r.faults.get(kind, 0) + count
+            r.cpu_seconds += s.cpu_seconds
         for a in seats:
             for b in seats:
                 if a is b:
@@ -252,6 +261,8 @@ class Tally:
                     crashes=r.crashes,
                     lost_on_time=r.lost_on_time,
                     forfeits=r.forfeits,
+                    faults=dict(sorted(r.faults.items())),
+                    cpu_seconds=round(r.cpu_seconds, 3),
                 )
             )
         rows.sort(key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.bot))

@@ -12,7 +12,9 @@ were being played. A line cut short by the kill is dropped when the run resumes.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO
@@ -33,6 +35,8 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._out: IO[bytes] | None = None
+        self._made: bool | None = None
+        """Whether ``create`` made the folder itself (None: not made by ``create``)."""
 
     # -- opening ------------------------------------------------------------------------
 
@@ -45,9 +49,23 @@ class Store:
                 f"{store.path} already holds a tournament: continue it with --resume "
                 f"{store.path}, or choose another --out"
             )
+        store._made = not store.path.exists()
         (store.path / LOGS).mkdir(parents=True, exist_ok=True)
         _write_atomic(store.path / DEFINITION, configs.dump(config))
         return store
+
+    def undo(self) -> None:
+        """Take back what ``create`` made, as long as no match has been stored since
+        (a run that stopped before its first match): the same command may run again."""
+        if self._made is None or any(self.path.rglob("*.jsonl")):
+            return
+        self.close()
+        if self._made:
+            shutil.rmtree(self.path, ignore_errors=True)
+            return
+        (self.path / DEFINITION).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            (self.path / LOGS).rmdir()
 
     @classmethod
     def resume(cls, path: str | Path) -> tuple[Store, TournamentConfig]:

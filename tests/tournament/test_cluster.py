@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 from leastscore.tournament.cluster import IN_HAND, MAX_BATCH, batch_size, parse_cluster
 
 from .helpers import bots, by_bot, program, tournament
@@ -26,6 +27,9 @@ DEFINITION = [
     "--seed=91",
 ]
 MATCHES = 4 * 3 * 3
+HOSTILE = Path(__file__).parents[1] / "programs" / "hostile.py"
+NO_BWRAP = "bubblewrap is missing or cannot make namespaces here"
+NO_CGROUPS = "no writable cgroup v1 pids and memory controllers (they need root)"
 WAIT = 120.0
 
 
@@ -153,11 +157,13 @@ def test_each_worker_keeps_one_program_alive_across_its_matches(
         "--seed=5",
         f"--cluster={cluster.scheduler_address}",
         "--format=json",
+        "--sandbox=limits",  # bubblewrap would keep its pid files in a private /tmp
     )
     assert done.returncode == 0, done.stderr
     row = by_bot(json.loads(done.stdout))["p"]
     assert row["matches"] == 2 * 2 * 2 and row["crashes"] == 0
-    assert 1 <= len(list(pids.iterdir())) <= 2  # one start per worker, not one per match
+    # per worker: the greeting before the first match, then one start, not one per match
+    assert 1 <= len(list(pids.iterdir())) <= 2 * 2
 
 
 def test_a_program_a_worker_lacks_stops_the_tournament_before_it_starts(
@@ -212,3 +218,53 @@ def test_batches_keep_the_schedulers_cost_under_five_percent() -> None:
     # near the end, every worker still gets its batches in hand
     assert batch_size(0.002, 0.001, 40, 2) == 40 // (2 * IN_HAND)
     assert batch_size(1.0, 1e-9, 10**9, 1) == MAX_BATCH
+
+
+def test_a_program_that_fails_its_greeting_on_a_worker_stops_the_run_with_its_words(
+    cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
+    """The same check as a local run's (tests/tournament/test_ready.py), on each worker."""
+    script = tmp_path / "fails.py"
+    script.write_text("import sys\nsys.exit('Error: no strategy file here')\n")
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(p=f'cmd:"{sys.executable}" {script}', g1="builtin:greedy"),
+        "--seats=2",
+        "--deals=1",
+        "--sandbox=limits",
+        f"--cluster={cluster.scheduler_address}",
+        f"--out={out}",
+    )
+    assert done.returncode == 1
+    first, *rest = done.stderr.strip().splitlines()
+    assert first.startswith("Error: the tournament stopped before its first match: worker tcp://")
+    assert "p: could not start" in first and "exited with code 1" in first
+    assert rest == ["  Error: no strategy file here"]
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not {"pids", "memory"} <= set(cgroup_controllers()), reason=NO_CGROUPS)
+@pytest.mark.skipif(bwrap_path() is None, reason=NO_BWRAP)
+def test_programs_on_the_workers_are_contained_as_local_ones_are(
+    cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
+    """The runner's sandbox and limits hold on every worker: a fork bomb stops at the
+    process limit and is counted; under bubblewrap nothing is written outside."""
+    outside = tmp_path / "outside.txt"
+    hostile = f'cmd:"{sys.executable}" {HOSTILE}'
+    done = tournament(
+        *bots(g="builtin:greedy", bomb=f"{hostile} forkbomb", writer=f"{hostile} write {outside}"),
+        "--seats=2",
+        "--gauntlet=g",  # the hostile players never declare: each meets greedy only
+        "--deals=1",
+        "--seed=3",
+        "--sandbox=bwrap",
+        f"--cluster={cluster.scheduler_address}",
+        "--format=json",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("sandbox: bubblewrap")
+    rows = by_bot(json.loads(done.stdout))
+    assert rows["bomb"]["faults"].get("processes", 0) >= 1
+    assert rows["g"]["faults"] == {} and rows["writer"]["faults"] == {}
+    assert not outside.exists()

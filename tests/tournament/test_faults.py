@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 from leastscore.game import read_log, replay
 
-from .helpers import MISBEHAVING, by_bot, load, program, tournament
+from .helpers import MISBEHAVING, PLAYER, by_bot, load, program, tournament
 
 
 def run(out, entrants: dict[str, str], *args: str, env: dict[str, str] | None = None) -> dict:
@@ -41,16 +42,34 @@ def run(out, entrants: dict[str, str], *args: str, env: dict[str, str] | None = 
     return document
 
 
+STARTS_TWICE = """
+import os, sys
+count = sys.argv[1]
+starts = os.path.getsize(count) if os.path.exists(count) else 0
+with open(count, "a") as f:
+    f.write("x")
+if starts >= 2:
+    sys.exit("cannot start again: the licence ran out")
+os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+"""
+
+
 def test_crashing_hanging_and_illegal_programs_are_counted_and_play_goes_on(tmp_path):
+    """A program that answered its greeting and then fails, even to start again, costs
+    only its own matches (one that cannot start at all stops the run: see test_ready)."""
+    once = tmp_path / "starts_twice.py"
+    once.write_text(STARTS_TWICE)
     entrants = {
         "hero": "builtin:greedy",
         "crash": program("crash"),
         "hang": program("hang"),
         "illegal": program("illegal"),
         "garbage": program("garbage"),
-        "missing": "cmd:/nonexistent/bot --fast",
+        # the greeting and one more start: later starts fail
+        "later": f'cmd:"{sys.executable}" {once} {tmp_path / "starts"} {PLAYER} crash 1',
     }
-    document = run(tmp_path / "run", entrants, "--workers=2")
+    # bubblewrap would give "later" a private /tmp, without its script and count
+    document = run(tmp_path / "run", entrants, "--workers=2", "--sandbox=limits")
     assert document["complete"] and document["matches_played"] == 10
     rows = by_bot(document)
     assert rows["hero"]["matches"] == 10
@@ -59,8 +78,8 @@ def test_crashing_hanging_and_illegal_programs_are_counted_and_play_goes_on(tmp_
     assert rows["garbage"]["crashes"] >= 2
     assert rows["hang"]["timeouts"] >= 2 and rows["hang"]["forfeits"] == 2
     assert rows["illegal"]["illegal"] >= 2
-    assert rows["missing"]["crashes"] >= 2 and rows["missing"]["forfeits"] == 2
-    for words in ("crash: exited with code 3", "garbage: broke the protocol", "missing: could"):
+    assert rows["later"]["crashes"] >= 2 and rows["later"]["matches"] == 2
+    for words in ("crash: exited with code 3", "garbage: broke the protocol", "later: could"):
         assert words in document["problems"]
 
 
@@ -93,7 +112,12 @@ def test_a_worker_that_dies_takes_its_hung_programs_with_it(tmp_path):
         "exiter": f"python:{MISBEHAVING}:Exiter",
     }
     document = run(
-        tmp_path / "run", entrants, "--workers=1", "--seats=3", env={"PLAYER_PIDS": str(pids)}
+        tmp_path / "run",
+        entrants,
+        "--workers=1",
+        "--seats=3",
+        "--sandbox=limits",  # bubblewrap would keep its pid files in a private /tmp
+        env={"PLAYER_PIDS": str(pids)},
     )
     assert document["matches_aborted"] == document["matches_scheduled"] == 3
     started = [int(p.name) for p in pids.iterdir()]

@@ -1,0 +1,523 @@
+"""Containment for external programs: limits, a private view of the machine, and faults.
+
+A competition runs programs written by people who do not trust each other. Each
+program started by ``ProgramSeat`` goes through one ``Containment``:
+
+- resource limits (``setrlimit`` in the child before it runs: address space when
+  no memory cgroup holds it, CPU seconds, open files, file size, and processes
+  when no pids cgroup holds it);
+- a cgroup v1 of its own where the machine allows it (``pids`` and ``memory``,
+  and ``cpuacct`` for CPU time): those limits hold for root too, where
+  ``RLIMIT_NPROC`` does not, and killing the group ends everything it started;
+- with ``bwrap`` (bubblewrap), its own namespaces: no network, a read-only
+  system, its own folder read-only, a private ``/tmp``, the other entrants'
+  folders and the runner's files hidden, a pid namespace so that nothing it
+  starts outlives it, and death with its parent.
+
+Whatever a program does past a limit ends it and is counted as a fault of a
+KIND (``memory``, ``cpu``, ``processes``, ``file_size``, ``output``); the
+tournament goes on. Building the wrapped command line is pure; the cgroup is the
+one piece of state, a handle made per program start and removed afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import os
+import resource
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Literal
+
+import msgspec
+
+Mode = Literal["auto", "bwrap", "limits", "none"]
+MODES: tuple[Mode, ...] = ("auto", "bwrap", "limits", "none")
+FaultKind = Literal["memory", "cpu", "processes", "file_size", "output"]
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+MIB = 1 << 20
+
+
+class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """What one external program may use (``--limit NAME=VALUE``, ``[limits]`` in TOML)."""
+
+    memory_mb: int = 1024
+    """Memory (a cgroup's limit; the address space when there is no cgroup)."""
+    cpu_seconds: int = 600
+    """CPU time over the program's whole life (it lives across matches)."""
+    processes: int = 32
+    """Processes and threads at once, the program's own included."""
+    open_files: int = 256
+    file_size_mb: int = 16
+    """The largest file it may write (its private /tmp included)."""
+    stderr_kb: int = 256
+    """Standard error kept per program start; the rest is dropped (and counted)."""
+
+    def __post_init__(self) -> None:
+        for name in self.__struct_fields__:
+            if getattr(self, name) < 1:
+                raise ValueError(f"the limit {name} must be at least 1")
+
+    def with_text(self, items: Sequence[str]) -> Limits:
+        """These limits with ``NAME=VALUE`` items applied; ``ValueError`` on a mistake."""
+        changes: dict[str, int] = {}
+        for item in items:
+            name, eq, value = (part.strip() for part in item.partition("="))
+            if not eq or name not in self.__struct_fields__:
+                known = ", ".join(self.__struct_fields__)
+                raise ValueError(f"{item!r}: write NAME=VALUE with NAME one of {known}")
+            try:
+                changes[name] = int(value)
+            except ValueError:
+                raise ValueError(f"{item!r}: {name} is a whole number") from None
+        return msgspec.structs.replace(self, **changes)
+
+
+def bwrap_path() -> str | None:
+    """bubblewrap, when it is installed and can make namespaces here."""
+    path = shutil.which("bwrap")
+    return path if path is not None and _bwrap_works(path) else None
+
+
+@functools.cache
+def _bwrap_works(path: str) -> bool:
+    """Asked once per process: each worker makes its containment, and may ask twice."""
+    try:
+        done = subprocess.run(
+            [path, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "true"],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def cgroup_controllers() -> tuple[str, ...]:
+    """The cgroup v1 controllers this process may make groups in (root on most machines)."""
+    found = []
+    for name in ("pids", "memory", "cpuacct"):
+        folder = CGROUP_ROOT / name
+        if (folder / "cgroup.procs").exists() and os.access(folder, os.W_OK):
+            found.append(name)
+    return tuple(found)
+
+
+def resolve(mode: Mode, warn: Callable[[str], None] | None = None) -> Mode:
+    """``auto`` made concrete: ``bwrap`` when it works here, else ``limits`` (said once)."""
+    if mode == "bwrap" and bwrap_path() is None:
+        raise ValueError(
+            "--sandbox bwrap: bubblewrap is missing or cannot make namespaces here "
+            "(apt-get install bubblewrap)"
+        )
+    if mode != "auto":
+        return mode
+    if bwrap_path() is not None:
+        return "bwrap"
+    if warn is not None:
+        warn(
+            "sandbox: bubblewrap not found: programs run with resource limits only "
+            "(they can use the network and read your files; see TOURNAMENTS.md)"
+        )
+    return "limits"
+
+
+@dataclass(frozen=True)
+class Containment:
+    """How every external program of a run is contained (the same in each worker).
+
+    ``hidden``: folders no program may see (the results folder, the other
+    entrants' folders); a program's own folder stays visible, read-only.
+    """
+
+    mode: Mode = "limits"
+    limits: Limits = field(default_factory=Limits)
+    hidden: tuple[str, ...] = ()
+    cgroups: tuple[str, ...] = ()
+    """The cgroup v1 controllers in use (see ``cgroup_controllers``)."""
+    bwrap: str = "bwrap"
+
+    @classmethod
+    def make(
+        cls,
+        mode: Mode,
+        limits: Limits | None = None,
+        hidden: Sequence[str] = (),
+        warn: Callable[[str], None] | None = None,
+    ) -> Containment:
+        mode = resolve(mode, warn)
+        return cls(
+            mode=mode,
+            limits=limits or Limits(),
+            hidden=tuple(os.path.abspath(h) for h in hidden if os.path.isdir(h)),
+            cgroups=cgroup_controllers() if mode != "none" else (),
+            bwrap=(bwrap_path() or "bwrap") if mode == "bwrap" else "bwrap",
+        )
+
+    def describe(self) -> str:
+        """One line for the run's output: what holds each limit."""
+        if self.mode == "none":
+            return "sandbox: none (programs run with your rights and no limits)"
+        counted = "cgroup v1" if "pids" in self.cgroups else "RLIMIT_NPROC"
+        memory = "cgroup v1" if "memory" in self.cgroups else "RLIMIT_AS"
+        where = (
+            "bubblewrap (no network, read-only system, private /tmp, pid namespace)"
+            if self.mode == "bwrap"
+            else "limits only (no namespaces)"
+        )
+        return f"sandbox: {where}; processes by {counted}, memory by {memory}"
+
+    def argv(self, argv: Sequence[str], folder: str | None) -> list[str]:
+        """The command line that runs ``argv`` in ``folder`` under this containment."""
+        if self.mode != "bwrap":
+            return list(argv)
+        own = os.path.abspath(folder or os.getcwd())
+        wrapped = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        wrapped += ["--tmpfs", "/tmp"]
+        for path in self.hidden:
+            if path != own and not own.startswith(path.rstrip("/") + "/"):
+                wrapped += ["--tmpfs", path]
+        # Its own folder, read-only, even inside a hidden one or /tmp.
+        wrapped += ["--ro-bind", own, own, "--chdir", own]
+        wrapped += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+        wrapped += ["--die-with-parent", "--new-session", "--"]
+        return wrapped + list(argv)
+
+    def preexec(self, group: Cgroup | None) -> Callable[[], None] | None:
+        """What the child does before it runs the program: join its cgroup, set rlimits."""
+        if self.mode == "none":
+            return None
+        limits = self.limits
+        has = set(group.controllers) if group is not None else set()
+        procs = [str(group.path(c) / "cgroup.procs") for c in group.controllers] if group else []
+        rlimits = [
+            (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+            (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+            (resource.RLIMIT_FSIZE, limits.file_size_mb * MIB, limits.file_size_mb * MIB),
+            (resource.RLIMIT_CORE, 0, 0),
+        ]
+        if "memory" not in has:
+            size = limits.memory_mb * MIB
+            rlimits.append((resource.RLIMIT_AS, size, size))
+        if "pids" not in has and os.geteuid() != 0:
+            # Counts every process of the user: leave room for the organiser's own.
+            count = _user_processes() + limits.processes
+            rlimits.append((resource.RLIMIT_NPROC, count, count))
+
+        def child() -> None:
+            pid = str(os.getpid()).encode()
+            for path in procs:
+                fd = os.open(path, os.O_WRONLY)
+                try:
+                    os.write(fd, pid)
+                finally:
+                    os.close(fd)
+            for which, soft, hard in rlimits:
+                with contextlib.suppress(ValueError, OSError):
+                    resource.setrlimit(which, (soft, hard))
+
+        return child
+
+    def cgroup(self) -> Cgroup | None:
+        """A fresh group for one program start (None when there are no cgroups to use)."""
+        if not self.cgroups:
+            return None
+        with contextlib.suppress(OSError):
+            return Cgroup.create(self.cgroups, self.limits)
+        return None
+
+
+_numbers = itertools.count(1)
+_swept = False
+GROUPS = "leastscore"
+"""Each program start's group is ``leastscore/PID-N``: PID the process that started it."""
+
+
+def end_groups(owner: int | None, controllers: Sequence[str] | None = None) -> None:
+    """Kill and remove the groups of programs started by ``owner``, a process that is
+    gone (a worker that died: what its programs started dies too); with None, those
+    of every owner that is gone."""
+    if controllers is None:
+        controllers = cgroup_controllers()
+    for controller in controllers:
+        with contextlib.suppress(OSError):
+            for folder in (CGROUP_ROOT / controller / GROUPS).iterdir():
+                pid, dash, number = folder.name.partition("-")
+                if not (dash and pid.isdigit() and number.isdigit()):
+                    continue
+                if owner is None and _alive(int(pid)):
+                    continue
+                if owner is not None and int(pid) != owner:
+                    continue
+                Cgroup(f"{GROUPS}/{folder.name}", (controller,)).remove()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class Cgroup:
+    """One program start's cgroup v1 groups: its limits, what it hit, and its end."""
+
+    name: str
+    controllers: tuple[str, ...]
+
+    def path(self, controller: str) -> Path:
+        return CGROUP_ROOT / controller / self.name
+
+    @classmethod
+    def create(cls, controllers: Sequence[str], limits: Limits) -> Cgroup:
+        global _swept
+        if not _swept:
+            _swept = True
+            end_groups(None, controllers)  # those of runners that were killed
+        name = f"{GROUPS}/{os.getpid()}-{next(_numbers)}"
+        group = cls(name, tuple(controllers))
+        for c in controllers:
+            group.path(c).mkdir(parents=True, exist_ok=True)
+        if "pids" in controllers:
+            group._write("pids", "pids.max", limits.processes)
+        if "memory" in controllers:
+            size = limits.memory_mb * MIB
+            group._write("memory", "memory.limit_in_bytes", size)
+            with contextlib.suppress(OSError):  # only with swap accounting
+                group._write("memory", "memory.memsw.limit_in_bytes", size)
+        return group
+
+    def _write(self, controller: str, file: str, value: int) -> None:
+        (self.path(controller) / file).write_text(str(value))
+
+    def _read(self, controller: str, file: str) -> str:
+        if controller not in self.controllers:
+            return ""
+        try:
+            return (self.path(controller) / file).read_text()
+        except OSError:
+            return ""
+
+    def hit(self) -> list[FaultKind]:
+        """The limits it ran into since it started."""
+        kinds: list[FaultKind] = []
+        events = dict(
+            line.split(maxsplit=1)
+            for line in self._read("pids", "pids.events").splitlines()
+            if " " in line
+        )
+        if int(events.get("max", "0") or 0) > 0:
+            kinds.append("processes")
+        oom = dict(
+            line.split(maxsplit=1)
+            for line in self._read("memory", "memory.oom_control").splitlines()
+            if " " in line
+        )
+        if int(oom.get("oom_kill", "0") or 0) > 0 or int(
+            self._read("memory", "memory.failcnt").strip() or 0
+        ):
+            kinds.append("memory")
+        return kinds
+
+    def cpu_seconds(self) -> float | None:
+        text = self._read("cpuacct", "cpuacct.usage").strip()
+        return int(text) / 1e9 if text else None
+
+    def pids(self) -> list[int]:
+        controller = self.controllers[0]
+        text = self._read(controller, "cgroup.procs")
+        return [int(p) for p in text.split()]
+
+    def kill(self) -> None:
+        """End everything in the group: what the program started dies with it."""
+        for _ in range(100):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def remove(self) -> None:
+        self.kill()
+        for c in self.controllers:
+            with contextlib.suppress(OSError):
+                self.path(c).rmdir()
+
+
+def _user_processes() -> int:
+    uid = os.getuid()
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                count += entry.stat().st_uid == uid
+    return count
+
+
+def signal_kind(returncode: int | None) -> FaultKind | None:
+    """The limit a program's exit status says it hit (directly, or through bwrap's)."""
+    if returncode is None:
+        return None
+    signum = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    if signum == signal.SIGXCPU:
+        return "cpu"
+    if signum == signal.SIGXFSZ:
+        return "file_size"
+    return None
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU time (user and system, all threads) of a running process, from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+@dataclass
+class Usage:
+    """What one program has cost over all its starts: faults by kind, CPU seconds."""
+
+    faults: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+
+
+class Jail:
+    """One running program under its containment: the process, its group, its stderr."""
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        group: Cgroup | None,
+        usage: Usage,
+    ) -> None:
+        self.proc = proc
+        self.group = group
+        self.usage = usage
+        self.kinds: set[FaultKind] = set()
+        """The limits this start went over (each counted once)."""
+        self._cpu = 0.0
+        self._stderr: asyncio.Task[None] | None = None
+
+    def count(self, kind: FaultKind) -> bool:
+        if kind in self.kinds:
+            return False
+        self.kinds.add(kind)
+        self.usage.faults[kind] = self.usage.faults.get(kind, 0) + 1
+        return True
+
+    def check(self, returncode: int | None = None) -> list[FaultKind]:
+        """The limits newly gone over (from the exit status and the cgroup), counted."""
+        found = [*([k] if (k := signal_kind(returncode)) else []), *self._group_hit()]
+        return [kind for kind in found if self.count(kind)]
+
+    def _group_hit(self) -> list[FaultKind]:
+        return self.group.hit() if self.group is not None else []
+
+    def cpu_seconds(self) -> float:
+        """CPU time of this start so far (its whole group when cpuacct is there)."""
+        now = self.group.cpu_seconds() if self.group is not None else None
+        if now is None:
+            now = process_cpu_seconds(self.proc.pid)
+        if now is not None:
+            self._cpu = max(self._cpu, now)
+        return self._cpu
+
+    def keep_stderr(self, out: IO[bytes], limit: int) -> None:
+        """Copy the first ``limit`` bytes of the program's stderr to ``out``; more ends it."""
+        stream = self.proc.stderr
+        assert stream is not None
+
+        async def copy() -> None:
+            kept = 0
+            while data := await stream.read(65536):
+                if kept < limit:
+                    out.write(data[: limit - kept])
+                    out.flush()
+                kept += len(data)
+                if kept > limit:
+                    out.write(f"\n[stderr cut at {limit // 1024} KiB]\n".encode())
+                    out.flush()
+                    self.count("output")
+                    with contextlib.suppress(ProcessLookupError):
+                        self.proc.kill()
+                    while await stream.read(65536):
+                        pass
+                    return
+
+        self._stderr = asyncio.get_running_loop().create_task(copy())
+
+    async def end(self) -> None:
+        """After the process is gone: end what it left, add up its CPU, drop the group."""
+        self.cpu_seconds()
+        if self.group is not None:
+            self.check()
+            self.group.kill()
+        if self._stderr is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._stderr, 5.0)
+        self.cpu_seconds()
+        self.usage.cpu_seconds += self._cpu
+        self._cpu = 0.0
+        if self.group is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.group.remove)
+            self.group = None
+
+
+def _findable(program: str, cwd: str | None) -> None:
+    """Raise the ``OSError`` exec would for a program that is not there."""
+    if "/" in program:
+        path = os.path.join(cwd or ".", program)
+        if not os.access(path, os.X_OK):
+            raise FileNotFoundError(2, "No such file or directory", program)
+    elif shutil.which(program) is None:
+        raise FileNotFoundError(2, "No such file or directory", program)
+
+
+async def spawn(
+    containment: Containment,
+    argv: Sequence[str],
+    usage: Usage,
+    *,
+    cwd: str | None,
+    env: dict[str, str] | None,
+    stderr: IO[bytes] | int | None,
+) -> Jail:
+    """Start ``argv`` contained, with pipes for stdin and stdout; raises ``OSError``."""
+    if containment.mode == "bwrap":
+        _findable(argv[0], cwd)  # bwrap would only say so on stderr
+    group = containment.cgroup()
+    capped = containment.mode != "none" and not isinstance(stderr, int | None)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *containment.argv(argv, cwd),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE if capped else stderr,
+            cwd=cwd,
+            env=env,
+            preexec_fn=containment.preexec(group),
+        )
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    jail = Jail(proc, group, usage)
+    if capped:
+        assert not isinstance(stderr, int | None)
+        jail.keep_stderr(stderr, containment.limits.stderr_kb * 1024)
+    return jail

@@ -1,0 +1,135 @@
+"""A protocol-v1 player (raw frames, as stdio_player.py) that does one hostile thing.
+
+    python hostile.py MODE [ARG...]
+
+It plays like stdio_player.py's ``good`` mode, and on its first turn:
+
+- ``forkbomb``: forks up to 2000 sleepers (each ends by itself within a minute);
+- ``memory``: fills 10 GB;
+- ``connect PORT``: connects to 127.0.0.1:PORT (and says on stderr if it could);
+- ``read PATH...``: reads each file (says on stderr which it could);
+- ``write PATH...``: writes each file (says on stderr which it could);
+- ``orphan TOKEN``: leaves a grandchild, in its own session, that sleeps for a minute
+  with TOKEN in its command line;
+- ``burn``: answers, then a thread burns CPU for good; its next answer waits until the
+  process has used 30 CPU seconds;
+- ``stderr``: writes 10 MB to stderr; ``stdout``: announces a 1 GB frame.
+"""
+
+import os
+import struct
+import sys
+import threading
+import time
+
+import msgspec
+
+mode = sys.argv[1]
+args = sys.argv[2:]
+out = sys.stdout.buffer
+inp = sys.stdin.buffer
+
+
+def send(message: dict) -> None:
+    body = msgspec.msgpack.encode(message)
+    out.write(struct.pack(">I", len(body)) + body)
+    out.flush()
+
+
+def say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def frames():
+    while True:
+        head = inp.read(4)
+        if len(head) < 4:
+            return
+        (size,) = struct.unpack(">I", head)
+        yield msgspec.msgpack.decode(inp.read(size))
+
+
+def burn() -> None:
+    while True:
+        pass
+
+
+def hostile() -> None:
+    if mode == "forkbomb":
+        made = 0
+        for _ in range(2000):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            made += 1
+        say(f"forked {made}")
+    elif mode == "memory":
+        hoard = b"x" * (10 << 30)
+        say(f"holding {len(hoard)} bytes")
+    elif mode == "connect":
+        import socket
+
+        try:
+            socket.create_connection(("127.0.0.1", int(args[0])), timeout=5).close()
+            say("CONNECTED")
+        except OSError as e:
+            say(f"no connection: {e}")
+    elif mode == "read":
+        for path in args:
+            try:
+                with open(path, "rb") as f:
+                    f.read(1)
+                say(f"READ {path}")
+            except OSError as e:
+                say(f"cannot read {path}: {e}")
+    elif mode == "write":
+        for path in args:
+            try:
+                with open(path, "w") as f:
+                    f.write("mine now")
+                say(f"WROTE {path}")
+            except OSError as e:
+                say(f"cannot write {path}: {e}")
+    elif mode == "orphan":
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                script = "import time; time.sleep(60)"
+                os.execv(sys.executable, [sys.executable, "-c", script, args[0]])
+            os._exit(0)
+        os.wait()
+    elif mode == "burn":
+        threading.Thread(target=burn, daemon=True).start()
+    elif mode == "stderr":
+        chunk = b"e" * 65536
+        for _ in range(160):
+            sys.stderr.buffer.write(chunk)
+        sys.stderr.flush()
+    elif mode == "stdout":
+        out.write(struct.pack(">I", 1 << 30) + b"x" * 65536)
+        out.flush()
+
+
+send({"type": "hello", "protocol": [1], "name": "hostile", "bot": True})
+turns = 0
+next_id = 1
+for message in frames():
+    if message["type"] == "bye":
+        break
+    if message["type"] != "turn" or "hand" not in message:
+        continue
+    turns += 1
+    if turns == 1:
+        hostile()
+    elif mode == "burn":
+        while time.process_time() < 30:
+            pass
+    discard = message["legal"][-1]
+    take = "deck" if message.get("can_draw", True) else message["open"][0]
+    send({"type": "play", "id": next_id, "discard": discard, "take": take})
+    next_id += 1

@@ -1,0 +1,134 @@
+"""The containment itself: its command line, its limits, its fallbacks, its cgroups."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from leastscore.bots.check import CheckSettings, check_program
+from leastscore.seats import sandbox
+from leastscore.seats.sandbox import Containment, Limits
+from leastscore.tournament import config as configs
+
+from ..tournament.helpers import PLAYER
+from .test_hostile import CGROUPS, needs_bwrap, needs_cgroups
+
+
+def test_limits_from_text_and_their_mistakes():
+    limits = Limits().with_text(["memory_mb=256", " processes = 8 "])
+    assert limits.memory_mb == 256 and limits.processes == 8 and limits.cpu_seconds == 600
+    with pytest.raises(ValueError, match="NAME one of memory_mb"):
+        Limits().with_text(["memroy_mb=1"])
+    with pytest.raises(ValueError, match="whole number"):
+        Limits().with_text(["memory_mb=lots"])
+    with pytest.raises(ValueError, match="at least 1"):
+        Limits().with_text(["processes=0"])
+
+
+def test_the_toml_file_and_the_flags_set_the_limits(tmp_path: Path):
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        'seed = 1\nsandbox = "limits"\n[limits]\nmemory_mb = 300\n'
+        '[bots]\na = "builtin:greedy"\nb = "builtin:random"\n'
+    )
+    settings, entrants, rules = configs.read_toml(path)
+    config = configs.build({**settings, "limit": ["cpu_seconds=7"]}, entrants, rules)
+    assert config.sandbox == "limits"
+    assert config.limits == Limits(memory_mb=300, cpu_seconds=7)
+    assert configs.load(configs.dump(config)) == config  # workers and --resume see the same
+    with pytest.raises(ValueError, match="limits:"):
+        configs.build({**settings, "limit": ["nope=1"]}, entrants, rules)
+
+
+def test_auto_says_plainly_when_it_falls_back(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    said: list[str] = []
+    contained = Containment.make("auto", warn=said.append)
+    assert contained.mode == "limits"
+    assert len(said) == 1 and "bubblewrap not found" in said[0] and "limits only" in said[0]
+    with pytest.raises(ValueError, match="apt-get install bubblewrap"):
+        Containment.make("bwrap")
+
+
+def test_the_wrapped_command_hides_the_others_and_keeps_its_own_folder():
+    contained = Containment(mode="bwrap", hidden=("/srv/a", "/srv/b", "/srv/out"))
+    argv = contained.argv(["./bot", "-q"], "/srv/a")
+    assert argv[-3:] == ["--", "./bot", "-q"]
+    text = " ".join(argv)
+    assert "--tmpfs /srv/b" in text and "--tmpfs /srv/out" in text
+    assert "--tmpfs /srv/a" not in text and "--ro-bind /srv/a /srv/a --chdir /srv/a" in text
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--tmpfs /tmp"):
+        assert flag in text
+    assert Containment(mode="limits").argv(["./bot"], "/srv/a") == ["./bot"]
+
+
+@needs_bwrap
+def test_another_entrants_folder_is_hidden(tmp_path: Path):
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    mine.mkdir()
+    theirs.mkdir()
+    (theirs / "bot.py").write_text("secret strategy")
+    (mine / "bot.py").write_text("my strategy")
+    contained = Containment.make("bwrap", hidden=[str(mine), str(theirs)])
+    script = "import sys; print(open(sys.argv[1]).read())"
+    for path, readable in ((theirs / "bot.py", False), (mine / "bot.py", True)):
+        argv = contained.argv([sys.executable, "-c", script, str(path)], str(mine))
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert (done.returncode == 0) is readable, done.stderr
+        assert ("strategy" in done.stdout) is readable
+
+
+@needs_cgroups
+def test_a_cgroup_is_made_limited_and_removed():
+    contained = Containment(mode="limits", limits=Limits(processes=5), cgroups=CGROUPS)
+    group = contained.cgroup()
+    assert group is not None
+    assert (group.path("pids") / "pids.max").read_text().strip() == "5"
+    child = contained.preexec(group)
+    assert child is not None
+    done = subprocess.run(
+        [sys.executable, "-c", "print(open('/proc/self/cgroup').read())"],
+        preexec_fn=child,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert group.name in done.stdout
+    group.remove()
+    assert not group.path("pids").exists() and not group.path("memory").exists()
+
+
+async def test_bot_check_runs_the_program_contained():
+    settings = CheckSettings(matches=1, seats=2, opponents=("greedy",), sandbox="limits")
+    report = await check_program([sys.executable, str(PLAYER), "good", "1"], settings)
+    assert report.compliant, report.summary()
+    assert any(line.startswith("sandbox: limits only") for line in report.lines)
+    assert any(line.startswith("CPU time:") for line in report.lines)
+
+
+@needs_cgroups
+def test_the_groups_of_a_worker_that_died_are_killed_and_removed():
+    """A worker killed outright leaves its programs' groups: the runner ends them
+    (what a program started in a session of its own dies too)."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **TEXT)
+    owner = int(gone.stdout)  # a process that has ended
+    group = sandbox.Cgroup(f"{sandbox.GROUPS}/{owner}-1", CGROUPS)
+    for c in CGROUPS:
+        group.path(c).mkdir(parents=True)
+    contained = Containment(mode="limits", cgroups=CGROUPS)
+    child = contained.preexec(group)
+    orphan = subprocess.Popen(["sleep", "60"], preexec_fn=child, start_new_session=True)
+    try:
+        assert group.pids() == [orphan.pid]
+        sandbox.end_groups(owner)
+        assert orphan.wait(timeout=30) == -9
+        assert not any(group.path(c).exists() for c in CGROUPS)
+    finally:
+        orphan.kill()
+        group.remove()
+
+
+TEXT: dict[str, Any] = {"capture_output": True, "text": True, "timeout": 60, "check": True}

@@ -1,0 +1,221 @@
+"""Hostile entrants, each played in a real tournament: contained, counted, and harmless
+to the others (their matches come out exactly as in a run without the hostile one)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
+
+from ..tournament.helpers import bots, by_bot, tournament
+
+HOSTILE = Path(__file__).parents[1] / "programs" / "hostile.py"
+HAS_BWRAP = bwrap_path() is not None
+CGROUPS = cgroup_controllers()
+needs_bwrap = pytest.mark.skipif(
+    not HAS_BWRAP, reason="bubblewrap is missing or cannot make namespaces here"
+)
+needs_cgroups = pytest.mark.skipif(
+    not {"pids", "memory"} <= set(CGROUPS),
+    reason="no writable cgroup v1 pids and memory controllers (they need root)",
+)
+MODES = [
+    pytest.param("bwrap", marks=needs_bwrap),
+    pytest.param("limits"),
+]
+
+
+class Run:
+    def __init__(self, folder: Path, stdout: str, stderr: str) -> None:
+        self.folder = folder
+        self.document = json.loads(stdout)
+        self.stderr = stderr
+        self.rows = by_bot(self.document)
+        lines = (folder / "results.jsonl").read_text().splitlines()
+        self.results = [json.loads(line) for line in lines]
+
+    @property
+    def hostile(self) -> dict[str, Any]:
+        return self.rows["h"]
+
+    @property
+    def program_stderr(self) -> str:
+        return (self.folder / "programs" / "h.worker-1.stderr").read_text(errors="replace")
+
+    def others(self) -> list[dict[str, Any]]:
+        """The matches between the well-behaved entrants, without their wall-clock time."""
+        return [
+            {k: v for k, v in r.items() if k != "seconds"}
+            for r in self.results
+            if "h" not in {s["bot"] for s in r["seats"]}
+        ]
+
+
+def contest(tmp_path: Path, *args: str, sandbox: str = "auto", name: str = "run") -> Run:
+    """greedy, greedy and the hostile program, heads-up, one deal (six matches)."""
+    home = tmp_path / "h"
+    home.mkdir(exist_ok=True)
+    spec = f'cmd:"{sys.executable}" {HOSTILE} {" ".join(args)}'
+    out = tmp_path / name
+    done = subprocess_run(
+        tmp_path,
+        *bots(a="builtin:greedy", b="builtin:greedy", h=spec),
+        "--seats=2",
+        "--deals=1",
+        "--seed=3",
+        "--workers=1",
+        "--move-time=60",
+        "--format=json",
+        f"--sandbox={sandbox}",
+        f"--out={out}",
+        *EXTRA.get(args[0], ()),
+    )
+    assert done.returncode == 0, done.stderr
+    return Run(out, done.stdout, done.stderr)
+
+
+EXTRA = {
+    # One fault forfeits the match: each start is one more fault, and takes time.
+    "memory": ("--limit=memory_mb=128", "--max-faults=0"),
+    "burn": ("--limit=cpu_seconds=1", "--max-faults=0"),
+    "stderr": ("--max-faults=0",),
+    "stdout": ("--max-faults=0",),
+}
+
+
+def subprocess_run(tmp_path: Path, *args: str) -> Any:
+    old = os.getcwd()
+    os.chdir(tmp_path / "h")  # a --bot's folder is where the runner starts
+    try:
+        return tournament(*args, timeout=300)
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The others' matches when the third entrant behaves."""
+    return contest(tmp_path_factory.mktemp("baseline"), "none", sandbox="none").others()
+
+
+def contained(run: Run, baseline: list[dict[str, Any]], kind: str | None) -> None:
+    """Counted with its kind, and the others played exactly as without it."""
+    if kind is not None:
+        assert run.hostile["faults"].get(kind, 0) >= 1, run.hostile
+    for bot in ("a", "b"):
+        row = run.rows[bot]
+        assert row["faults"] == {} and row["crashes"] == row["timeouts"] == 0
+    assert run.others() == baseline
+    assert run.document["matches_played"] == 6
+
+
+@needs_cgroups
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_fork_bomb_is_stopped_at_the_process_limit(tmp_path, baseline, sandbox):
+    run = contest(tmp_path, "forkbomb", sandbox=sandbox)
+    contained(run, baseline, "processes")
+    forked = [int(line.split()[1]) for line in run.program_stderr.splitlines() if "forked" in line]
+    assert forked and max(forked) < 32  # the default limit, its own processes included
+
+
+@needs_cgroups
+@pytest.mark.parametrize("sandbox", MODES)
+def test_ten_gigabytes_are_refused_at_the_memory_limit(tmp_path, baseline, sandbox):
+    run = contest(tmp_path, "memory", sandbox=sandbox)
+    contained(run, baseline, "memory")
+    assert "holding" not in run.program_stderr
+
+
+@needs_bwrap
+def test_no_connection_reaches_loopback(tmp_path, baseline):
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        listener.setblocking(False)
+        port = listener.getsockname()[1]
+        run = contest(tmp_path, "connect", str(port), sandbox="bwrap")
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    contained(run, baseline, None)
+    assert "no connection" in run.program_stderr and "CONNECTED" not in run.program_stderr
+
+
+@needs_bwrap
+def test_the_results_and_files_outside_its_folder_cannot_be_read(tmp_path, baseline):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the organiser's")
+    results = tmp_path / "run" / "tournament.json"
+    run = contest(tmp_path, "read", str(results), str(secret), sandbox="bwrap")
+    contained(run, baseline, None)
+    assert "READ" not in run.program_stderr
+    assert f"cannot read {results}" in run.program_stderr
+
+
+@needs_bwrap
+def test_nothing_is_written_outside_its_private_tmp(tmp_path, baseline):
+    outside = tmp_path / "outside.txt"
+    own = tmp_path / "h" / "mine.txt"
+    private = "/tmp/leastscore-hostile-" + uuid.uuid4().hex
+    run = contest(tmp_path, "write", str(outside), str(own), private, sandbox="bwrap")
+    contained(run, baseline, None)
+    assert not outside.exists() and not own.exists() and not Path(private).exists()
+    assert f"WROTE {private}" in run.program_stderr  # its own /tmp, gone with it
+
+
+def alive_with(token: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if token.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        pytest.param("bwrap", marks=needs_bwrap),
+        pytest.param("limits", marks=needs_cgroups),
+    ],
+)
+def test_a_grandchild_does_not_outlive_the_match(tmp_path, baseline, sandbox):
+    token = "leastscore-orphan-" + uuid.uuid4().hex
+    try:
+        run = contest(tmp_path, "orphan", token, sandbox=sandbox)
+        contained(run, baseline, None)
+        assert alive_with(token) == []
+    finally:
+        for pid in alive_with(token):
+            os.kill(pid, 9)
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_thread_burning_cpu_is_accounted_and_ended(tmp_path, baseline, sandbox):
+    run = contest(tmp_path, "burn", sandbox=sandbox)
+    contained(run, baseline, "cpu")
+    # each start it makes is killed after a CPU second, and every one is accounted
+    assert run.hostile["cpu_seconds"] >= 0.5 * run.hostile["faults"]["cpu"] > 0
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_stderr_flood_is_kept_capped(tmp_path, baseline, sandbox):
+    run = contest(tmp_path, "stderr", sandbox=sandbox)
+    contained(run, baseline, "output")
+    kept = (run.folder / "programs" / "h.worker-1.stderr").stat().st_size
+    starts = run.hostile["faults"]["output"]
+    assert 256 * 1024 <= kept <= starts * (256 * 1024 + 100)
+    assert "[stderr cut at 256 KiB]" in run.program_stderr
+
+
+@pytest.mark.parametrize("sandbox", MODES)
+def test_a_stdout_flood_is_ended_at_the_frame_limit(tmp_path, baseline, sandbox):
+    run = contest(tmp_path, "stdout", sandbox=sandbox)
+    contained(run, baseline, "output")
