@@ -14,7 +14,6 @@ from leastscore.game import read_log, replay
 
 from .helpers import MISBEHAVING, by_bot, load, program, tournament
 
-
 ROOMY = 60.0
 """Seconds a move may take where no bot is meant to run out of time."""
 TIMING_OUT = 2.0
