@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 from leastscore.server.app import Server
+from leastscore.server.store import MatchDatabase
 
+from ..bots.helpers import wait_for
 from .conftest import Raw, raw_player
 
 
@@ -122,7 +124,7 @@ async def test_a_finished_match_is_recorded_and_replays(tmp_path):
         client.send({"type": "add_bot", "level": "random", "id": 2})
         end = await raw_player(client)
         assert end["type"] == "match_end"
-        await asyncio.sleep(0.3)
+        await wait_for(MatchDatabase(str(db)).matches)  # the server's store writes on its own thread
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0

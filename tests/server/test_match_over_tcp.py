@@ -21,6 +21,7 @@ from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
+from ..bots.helpers import wait_for
 from .conftest import Raw, raw_player
 
 EVENT_TYPES = {
@@ -131,9 +132,9 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
     assert places[0] == 1 and sorted(s["seat"] for s in end["standings"]) == [0, 1, 2, 3]
     await watcher.until("match_end")
 
-    await asyncio.sleep(0.2)  # the store writes on its own thread
     assert server.store is not None
     store = MatchDatabase(server.config.db or "")
+    await wait_for(store.matches)  # the store writes on its own thread
     record = store.matches()[0]
     assert record.status == "finished" and record.players == ["p0", "p1", "p2", "p3"]
     log = store.log(record.id)
