@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -365,8 +364,8 @@ def test_typed_lines_come_back_in_the_next_session_but_passwords_do_not(
     again = Terminal("--server", address, "--name", "Ann", env=env)
     try:
         again.expect(r"Connected to .* as Ann")
-        again.expect(r"Lobby . tables")  # the prompt is up
-        time.sleep(1)  # the history file is read in the background as the prompt starts
+        # The prompt is up: the history file was read as it was first drawn.
+        again.expect(r"Lobby . tables")
         again.child.send("\x1b[A\x1b[A")  # up twice: past quit to help (create was not kept)
         again.type("")
         again.expect(r"How to play")
