@@ -136,5 +136,5 @@ async def raw_player(client: Raw) -> dict[str, Any]:
             client.send(
                 {"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take}
             )
-        reply = await client.until_any({"ok", "error"}, timeout=10)
+        reply = await client.until_any({"ok", "error"})
         assert reply == {"type": "ok", "id": next_id}, reply

@@ -133,7 +133,7 @@ async def test_handshake_rules(server: Server):
 
 async def test_a_silent_client_is_closed_after_the_handshake_deadline(server: Server):
     client = await Raw.connect(server.port)  # the fixture's deadline is 1 s
-    message = await client.until("error", timeout=5)
+    message = await client.until("error")
     assert message["code"] == errors.HANDSHAKE_TIMEOUT
     assert await client.closed()
 

@@ -230,7 +230,7 @@ async def test_a_vanished_player_is_replaced_by_a_bot_after_the_grace_period(ser
     clients, _ = await seat_four(server, threshold=15, watcher=watcher)
     clients[0].writer.transport.abort()
     await watcher.until("player_left", seat=0)
-    replaced = await watcher.until("player_replaced", seat=0, timeout=5)
+    replaced = await watcher.until("player_replaced", seat=0)
     assert replaced["level"] == "greedy"
     results = await asyncio.gather(*(raw_player(c) for c in clients[1:]))
     assert results[0]["type"] == "match_end"
