@@ -6,9 +6,10 @@ Every test here uses real subprocesses and real sockets on 127.0.0.1 only.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -85,13 +86,18 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
 
 
 async def play_stdio(
-    tmp_path, cls: str, limit: float = 60.0, until_said: str = "", max_faults: int | None = None
+    tmp_path,
+    cls: str,
+    limit: Callable[[int], float] = lambda seat: 60.0,
+    until_said: str = "",
+    max_faults: int | None = None,
 ):
     """One 2-seat match of ``cls`` over stdio against greedy; (faults, seat, stderr).
 
-    With ``until_said``, the program is closed only once its stderr says that; with
-    ``max_faults``, a program that fails again and again forfeits instead of playing
-    the whole match one restart a move."""
+    ``limit`` gives each turn's time for the seat to move. With ``until_said``, the
+    program is closed only once its stderr says that; with ``max_faults``, a program
+    that fails again and again forfeits instead of playing the whole match one restart
+    a move."""
     said = tmp_path / "stderr"
     with open(said, "wb") as stderr:
         seat = ProgramSeat(run_command(cls, "--stdio"), cls, stderr=stderr)
@@ -99,7 +105,7 @@ async def play_stdio(
         ref = MatchDriver(
             match,
             [seat, BotSeat(GreedyBot())],
-            time_limit=lambda s: limit,
+            time_limit=limit,
             policy=Policy(False, max_faults),
         )
         await asyncio.wait_for(ref.run(), 120)
@@ -117,9 +123,16 @@ async def test_stdio_a_bot_that_raises_crashes_and_is_restarted(tmp_path) -> Non
 
 
 async def test_stdio_a_move_after_the_deadline_is_dropped_not_sent(tmp_path) -> None:
-    # The late answer comes 2 s into a 0.5 s turn: the bot says so and keeps it.
+    # The late answer comes 2 s into a 0.5 s turn: the bot says so and keeps it. Every
+    # other turn has a minute: a move answered on the last millisecond of its turn would
+    # cross the host's timeout on the way, which no bot can help.
+    program_turns = itertools.count(1)
+
+    def limit(seat: int) -> float:
+        return 0.5 if seat == 0 and next(program_turns) == 2 else 60.0
+
     faults, _, problems, said = await play_stdio(
-        tmp_path, "Hanger", limit=0.5, until_said="too slow"
+        tmp_path, "Hanger", limit=limit, until_said="too slow"
     )
     assert faults.timeouts >= 1
     assert "too slow" in said
