@@ -124,7 +124,8 @@ async def test_a_finished_match_is_recorded_and_replays(tmp_path):
         client.send({"type": "add_bot", "level": "random", "id": 2})
         end = await raw_player(client)
         assert end["type"] == "match_end"
-        await wait_for(MatchDatabase(str(db)).matches)  # the server's store writes on its own thread
+        store = MatchDatabase(str(db))  # the server's store writes on its own thread
+        await wait_for(lambda: any(r.status == "finished" for r in store.matches()))
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0

@@ -134,7 +134,8 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
 
     assert server.store is not None
     store = MatchDatabase(server.config.db or "")
-    await wait_for(store.matches)  # the store writes on its own thread
+    # the store writes on its own thread
+    await wait_for(lambda: any(r.status == "finished" for r in store.matches()))
     record = store.matches()[0]
     assert record.status == "finished" and record.players == ["p0", "p1", "p2", "p3"]
     log = store.log(record.id)
