@@ -75,7 +75,7 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
             seats = [BotSeat(GreedyBot()), BotSeat(GreedyBot())]
             seats.insert(index, seat)  # type: ignore[arg-type]
             match = Match(3, Rules(threshold=25), seed=number)
-            ref = MatchDriver(match, seats, time_limit=lambda s: 10.0, policy=Policy(False, 5))
+            ref = MatchDriver(match, seats, time_limit=lambda s: 60.0, policy=Policy(False, 5))
             await asyncio.wait_for(ref.run(), 60)
             assert match.over and ref.faults[index].total == 0, seat.problems
         assert seat.starts == 1 and seat.problems == []

@@ -49,7 +49,7 @@ async def replies_until_pong(client: Raw, probe: int = 10**6) -> list[dict[str, 
     return seen
 
 
-async def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+async def eventually(condition: Callable[[], bool], timeout: float = 60.0) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
