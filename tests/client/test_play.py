@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -225,7 +226,7 @@ def test_a_killed_client_started_again_takes_its_seat_back(
         hand, _open, _line = first.my_turn()
         (saved,) = (tmp_path / "leastscore" / "seats").iterdir()
         assert saved.stat().st_mode & 0o777 == 0o600  # the token is the seat: yours alone
-        first.child.terminate(force=True)  # killed: no leave, no goodbye
+        first.child.kill(signal.SIGKILL)  # killed: no leave, no goodbye (SIGINT would quit)
         second = Terminal(*address, env=data)
         second.expect(r"You are back in your seat\.")
         found = second.expect(r"Your turn: \d+ s to move")
