@@ -45,6 +45,8 @@ class CheckSettings:
     budget: float = 1.0
     """Moves slower than this are reported as slow, though they were in time."""
     startup_time: float = 10.0
+    exit_time: float = 1.0
+    """Seconds it has to exit after ``bye`` before it is killed (and warned about)."""
     max_faults: int = 5
     """Faults in one match after which the program forfeits it (the tournament's)."""
     seed: int = 1
@@ -176,6 +178,7 @@ async def check_program(
                 command,
                 "program",
                 startup_time=settings.startup_time,
+                exit_time=settings.exit_time,
                 stderr=stderr,
                 cwd=cwd,
                 trace=None if tracer is None else tracer.frame,
@@ -188,11 +191,11 @@ async def check_program(
                 if started:
                     await _play_matches(program, settings, report, line)
             finally:
-                began = time.monotonic()
                 await program.close()
-                if time.monotonic() - began > 0.9 and program.hello is not None:
+                if program.lingered and program.hello is not None:
                     report.warnings.append(
-                        "it did not exit within 1 s of bye and a closed stdin: it was killed"
+                        f"it did not exit within {settings.exit_time:g} s of bye and a closed "
+                        "stdin: it was killed"
                     )
         for kind, count in sorted(program.usage.faults.items()):
             report.problems.append(f"it went over its {kind} limit ({count} time(s))")

@@ -78,6 +78,7 @@ class ProgramSeat:
         env: dict[str, str] | None = None,
         trace: Callable[[str, bytes], None] | None = None,
         containment: Containment | None = None,
+        exit_time: float = 1.0,
     ) -> None:
         """``trace`` hears every frame body, both ways: ("host", body) for a frame
         written to the program, ("program", body) for one it wrote."""
@@ -112,6 +113,10 @@ class ProgramSeat:
         """The program's last ``hello``: its name, its client string, its versions."""
         self.version: int | None = None
         """The protocol version agreed with the running program."""
+        self.exit_time = exit_time
+        """Seconds a program has to exit after ``bye`` and a closed stdin before it is killed."""
+        self.lingered = False
+        """The last goodbye had to kill the program: it outstayed ``exit_time``."""
 
     # -- the process ----------------------------------------------------------------
 
@@ -333,7 +338,8 @@ class ProgramSeat:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), 1.0)
+                await asyncio.wait_for(proc.wait(), self.exit_time)
+            self.lingered = proc.returncode is None
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()

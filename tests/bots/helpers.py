@@ -13,14 +13,14 @@ from leastscore.server.store import MatchDatabase
 
 
 @contextlib.asynccontextmanager
-async def serving(tmp_path: Path) -> AsyncIterator[Server]:
-    """A server on a free port, recording matches; bots move at once and have 1 s."""
+async def serving(tmp_path: Path, bot_move_time: float = 60.0) -> AsyncIterator[Server]:
+    """A server on a free port, recording matches; bots move at once and have a minute."""
     srv = Server(
         ServerConfig(
             port=0,
             db=str(tmp_path / "matches.sqlite3"),
             bot_delay=0.0,
-            bot_move_time=1.0,
+            bot_move_time=bot_move_time,
             grace_period=10.0,
         )
     )
@@ -49,7 +49,9 @@ async def bot_run(*argv: str, timeout: float = 60, cwd: str | None = None) -> tu
 async def finished_matches(server: Server, count: int) -> list[str]:
     """The players of the recorded matches, once ``count`` are stored (on a thread)."""
     store = MatchDatabase(server.config.db or "")
-    for _ in range(200):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 60
+    while loop.time() < end:
         records = [r for r in store.matches() if r.status == "finished"]
         if len(records) >= count:
             return [p for r in records for p in r.players]

@@ -13,7 +13,10 @@ from leastscore.bots.check import CheckSettings, check_program
 PROGRAMS = Path(__file__).parent.parent / "programs"
 SDK_BOTS = str(PROGRAMS / "sdk_bots.py")
 RAW = str(PROGRAMS / "stdio_player.py")
-QUICK = CheckSettings(matches=1, seats=2, threshold=15, move_time=2.0, max_faults=3)
+# Limits the checked program must keep are 20 times more than a good move needs, even
+# with every core busy: a fault is only what the program was made to do.
+QUICK = CheckSettings(matches=1, seats=2, threshold=15, move_time=30.0, max_faults=3)
+ROOMY = {"move_time": 60.0, "budget": 20.0, "startup_time": 60.0, "exit_time": 30.0}
 
 
 def sdk(cls: str) -> str:
@@ -27,7 +30,7 @@ def raw(mode: str, n: int = 2) -> str:
 
 
 async def test_a_good_bot_is_compliant() -> None:
-    settings = CheckSettings(matches=2, seats=3, threshold=15)
+    settings = CheckSettings(matches=2, seats=3, threshold=15, **ROOMY)
     report = await check_program(sdk("Watcher"), settings)
     assert report.compliant, report.text()
     text = report.text()
@@ -40,6 +43,16 @@ async def test_a_good_bot_is_compliant() -> None:
 async def test_a_raw_frame_program_is_compliant_too() -> None:
     report = await check_program(raw("good"), QUICK)
     assert report.compliant, report.text()
+
+
+async def test_a_program_that_stays_on_after_bye_is_killed_and_warned_about() -> None:
+    settings = CheckSettings(matches=1, seats=2, threshold=15, move_time=30.0, exit_time=0.2)
+    report = await check_program(raw("stubborn"), settings)
+    assert report.compliant, report.text()  # a warning, not a problem
+    assert report.warnings == [
+        "it did not exit within 0.2 s of bye and a closed stdin: it was killed"
+    ]
+    assert "Warnings (1):" in report.text()
 
 
 PLANTED = [
@@ -85,9 +98,12 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_command_line_exit_status_says_compliant_or_not() -> None:
-    good = run_cli(sdk("Watcher"), "--matches", "1", "--threshold", "15")
+    roomy = ["--move-time", "60", "--budget", "20", "--startup-time", "60"]
+    good = run_cli(sdk("Watcher"), "--matches", "1", "--threshold", "15", *roomy)
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.startswith("Checking ") and "Result: compliant." in good.stdout
-    bad = run_cli(sdk("Cheater"), "--matches", "1", "--threshold", "15", "--against", "random")
+    bad = run_cli(
+        sdk("Cheater"), "--matches", "1", "--threshold", "15", "--against", "random", *roomy
+    )
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "illegal move" in bad.stdout and "against random" in bad.stdout

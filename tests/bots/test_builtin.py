@@ -11,7 +11,10 @@ from ..game.helpers import rigged_match
 def test_builtins_finish_matches_with_legal_moves(level, seats):
     m = Match(seats, Rules(threshold=50), seed=seats)
     m.start()
-    players = [make_bot(level, i) for i in range(seats)]
+    # The expert at its default samples takes 20 s over eight seats; a few samples make
+    # the same kinds of moves (its default budget has a test of its own in test_ladder).
+    spec = "expert:samples=8" if level == "expert" else level
+    players = [make_bot(spec, i) for i in range(seats)]
     while not m.over:
         seat = m.to_move
         m.apply(seat, players[seat].choose(m.view(seat)))  # an illegal move would raise

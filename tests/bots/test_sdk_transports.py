@@ -6,9 +6,10 @@ Every test here uses real subprocesses and real sockets on 127.0.0.1 only.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
             seats = [BotSeat(GreedyBot()), BotSeat(GreedyBot())]
             seats.insert(index, seat)  # type: ignore[arg-type]
             match = Match(3, Rules(threshold=25), seed=number)
-            ref = MatchDriver(match, seats, time_limit=lambda s: 10.0, policy=Policy(False, 5))
+            ref = MatchDriver(match, seats, time_limit=lambda s: 60.0, policy=Policy(False, 5))
             await asyncio.wait_for(ref.run(), 60)
             assert match.over and ref.faults[index].total == 0, seat.problems
         assert seat.starts == 1 and seat.problems == []
@@ -84,16 +85,31 @@ async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
     assert "(winner)" not in said and "one player was left under the threshold" in said
 
 
-async def play_stdio(tmp_path, cls: str, limit: float = 5.0, linger: float = 0.0):
-    """One 2-seat match of ``cls`` over stdio against greedy; (faults, seat, stderr)."""
-    with open(tmp_path / "stderr", "wb") as stderr:
+async def play_stdio(
+    tmp_path,
+    cls: str,
+    limit: Callable[[int], float] = lambda seat: 60.0,
+    until_said: str = "",
+    max_faults: int | None = None,
+):
+    """One 2-seat match of ``cls`` over stdio against greedy; (faults, seat, stderr).
+
+    ``limit`` gives each turn's time for the seat to move. With ``until_said``, the
+    program is closed only once its stderr says that; with ``max_faults``, a program
+    that fails again and again forfeits instead of playing the whole match one restart
+    a move."""
+    said = tmp_path / "stderr"
+    with open(said, "wb") as stderr:
         seat = ProgramSeat(run_command(cls, "--stdio"), cls, stderr=stderr)
         match = Match(2, Rules(threshold=20), seed=3)
         ref = MatchDriver(
-            match, [seat, BotSeat(GreedyBot())], time_limit=lambda s: limit, policy=Policy(False)
+            match,
+            [seat, BotSeat(GreedyBot())],
+            time_limit=limit,
+            policy=Policy(False, max_faults),
         )
-        await asyncio.wait_for(ref.run(), 60)
-        await asyncio.sleep(linger)
+        await asyncio.wait_for(ref.run(), 120)
+        await wait_for(lambda: until_said in said.read_text(), 60)
         problems = list(seat.problems)  # (closing adds how it ended)
         await seat.close()
     assert match.over
@@ -101,13 +117,23 @@ async def play_stdio(tmp_path, cls: str, limit: float = 5.0, linger: float = 0.0
 
 
 async def test_stdio_a_bot_that_raises_crashes_and_is_restarted(tmp_path) -> None:
-    faults, starts, problems, said = await play_stdio(tmp_path, "Raiser")
+    faults, starts, problems, said = await play_stdio(tmp_path, "Raiser", max_faults=2)
     assert faults.crashes >= 1 and starts >= 2
     assert "ZeroDivisionError: planted" in said and "exited with code 1" in problems[0]
 
 
 async def test_stdio_a_move_after_the_deadline_is_dropped_not_sent(tmp_path) -> None:
-    faults, _, problems, said = await play_stdio(tmp_path, "Hanger", limit=0.5, linger=2.0)
+    # The late answer comes 2 s into a 0.5 s turn: the bot says so and keeps it. Every
+    # other turn has a minute: a move answered on the last millisecond of its turn would
+    # cross the host's timeout on the way, which no bot can help.
+    program_turns = itertools.count(1)
+
+    def limit(seat: int) -> float:
+        return 0.5 if seat == 0 and next(program_turns) == 2 else 60.0
+
+    faults, _, problems, said = await play_stdio(
+        tmp_path, "Hanger", limit=limit, until_said="too slow"
+    )
     assert faults.timeouts >= 1
     assert "too slow" in said
     assert not any("not its turn" in p for p in problems), problems
@@ -127,7 +153,7 @@ async def test_stdio_writes_to_fd_1_never_reach_the_stream(tmp_path) -> None:
 
 
 async def test_stdio_something_that_is_not_a_move_is_a_crash(tmp_path) -> None:
-    faults, _, _, said = await play_stdio(tmp_path, "Liar")
+    faults, _, _, said = await play_stdio(tmp_path, "Liar", max_faults=2)
     assert faults.crashes >= 1
     assert "return a Play or a Declare" in said
 
@@ -170,10 +196,7 @@ async def test_tcp_two_sdk_bots_meet_at_one_table(server: Server) -> None:
             "20",
         )
     )
-    for _ in range(200):
-        if server.lobby.tables:
-            break
-        await asyncio.sleep(0.05)
+    await wait_for(lambda: server.lobby.tables, 60)
     (table,) = server.lobby.tables
     joiner = await bot_run(*run_command("Thinker"), "--server", host, "--table", table)
     code, said = await creator
@@ -211,14 +234,21 @@ async def test_tcp_a_dropped_connection_is_resumed_mid_turn(
     old = player.conn
     assert old is not None and old.transport is not None
     old.transport.abort()  # the network drops it mid-turn: no goodbye
+    said = ""
     if answer == "after resuming":
+
+        def resumed() -> bool:
+            nonlocal said
+            said += capsys.readouterr().err
+            return "resumed" in said
+
         await wait_for(lambda: player.conn is not old and player.connected)
-        await asyncio.sleep(0.05)  # the snapshot is on its way
+        await wait_for(resumed)  # the bot has its new connection: the snapshot follows
     else:
         await wait_for(lambda: old.closed)
     bot.gate.set()
     code = await asyncio.wait_for(playing, 60)
-    said = capsys.readouterr().err
+    said += capsys.readouterr().err
     assert "connection lost" in said and "resumed" in said
     assert code == 0, said
     # Every move the runner sent was played, once: none lost, none sent twice.
@@ -254,20 +284,18 @@ async def test_tcp_a_bot_takes_over_a_player_with_its_token(server: Server) -> N
     assert "entrant" in await finished_matches(server, 1)
 
 
-async def test_tcp_faults_are_reported_and_the_match_goes_on(server: Server) -> None:
-    for cls, words in (("Raiser", "ZeroDivisionError"), ("Cheater", "the host refused the move")):
-        code, said = await bot_run(
-            *run_command(cls),
-            "--server",
-            f"127.0.0.1:{server.port}",
-            "--create",
-            "--bots",
-            "greedy",
-            "--threshold",
-            "15",
-        )
-        assert code == 1 and words in said and "1 match(es) played" in said, said
-        assert re.search(r"match over: the bot (won, 1st|placed 2nd) of 2 \(", said), said
+async def test_tcp_faults_are_reported_and_the_match_goes_on(tmp_path) -> None:
+    # A bot that raised sends nothing: the server's move time runs out for it (1 s).
+    async with serving(tmp_path, bot_move_time=1.0) as server:
+        host = f"127.0.0.1:{server.port}"
+        faults = (("Raiser", "ZeroDivisionError"), ("Cheater", "the host refused the move"))
+        for cls, words in faults:
+            code, said = await bot_run(
+                *run_command(cls), "--server", host, "--create", "--bots", "greedy",
+                "--threshold", "15",
+            )  # fmt: skip
+            assert code == 1 and words in said and "1 match(es) played" in said, said
+            assert re.search(r"match over: the bot (won, 1st|placed 2nd) of 2 \(", said), said
 
 
 async def test_tcp_a_table_that_does_not_exist(server: Server) -> None:

@@ -212,7 +212,7 @@ class ServerProcess:
     def stop(self) -> None:
         self.proc.terminate()
         try:
-            self.proc.wait(10)
+            self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()

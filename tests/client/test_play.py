@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -226,7 +227,7 @@ def test_a_killed_client_started_again_takes_its_seat_back(
         hand, _open, _line = first.my_turn()
         (saved,) = (tmp_path / "leastscore" / "seats").iterdir()
         assert saved.stat().st_mode & 0o777 == 0o600  # the token is the seat: yours alone
-        first.child.terminate(force=True)  # killed: no leave, no goodbye
+        first.child.kill(signal.SIGKILL)  # killed: no leave, no goodbye (SIGINT would quit)
         second = Terminal(*address, env=data)
         second.expect(r"You are back in your seat\.")
         found = second.expect(r"Your turn: \d+ s to move")
@@ -415,8 +416,8 @@ def test_typed_lines_come_back_in_the_next_session_but_passwords_do_not(
     again = Terminal("--server", address, "--name", "Ann", env=env)
     try:
         again.expect(r"Connected to .* as Ann")
-        again.expect(r"Lobby . tables")  # the prompt is up
-        time.sleep(1)  # the history file is read in the background as the prompt starts
+        # The prompt is up: the history file was read as it was first drawn.
+        again.expect(r"Lobby . tables")
         again.child.send("\x1b[A\x1b[A")  # up twice: past quit to help (create was not kept)
         again.type("")
         again.expect(r"How to play")

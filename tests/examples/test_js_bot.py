@@ -194,7 +194,8 @@ async def test_it_resumes_after_a_dropped_connection(js_bot: Path, server: Serve
 
 def test_it_passes_bot_check(js_bot: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "leastscore", "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio"],
+        [sys.executable, "-m", "leastscore", "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio"]
+        + ["--move-time", "60", "--budget", "20", "--startup-time", "60"],  # busy cores
         capture_output=True,
         text=True,
         timeout=180,

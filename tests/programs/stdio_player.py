@@ -8,7 +8,8 @@ N-th turn), ``garbage`` (write junk on its N-th turn), each N-th turn of a match
 (a copy that plays several matches plants its fault in each), ``silent`` (never say
 hello), ``old`` (speak only protocol 99), ``twice`` (answer a ``state`` snapshot
 and then the ``turn`` it announces too, naming the turn each time), ``slow`` (think
-N milliseconds before each of its moves, and note its ``time_ms`` on stderr).
+N milliseconds before each of its moves, and note its ``time_ms`` on stderr), ``stubborn``
+(play well, but stay on after ``bye``).
 
 With ``PLAYER_PIDS`` set to a directory, it leaves a file named by its pid there.
 It writes its pid on stderr when it starts and at each of its turns.
@@ -52,6 +53,8 @@ turns = 0
 next_id = 1
 for message in frames():
     if message["type"] == "bye":
+        if mode == "stubborn":
+            time.sleep(3600)
         break
     if message["type"] == "match_start":
         turns = 0

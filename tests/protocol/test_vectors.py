@@ -187,7 +187,7 @@ async def test_the_transcript_is_what_a_program_seat_sends(tmp_path: Path) -> No
         referee = MatchDriver(
             match,
             [program, AutoSeat(match)],
-            time_limit=lambda _seat: 5.0,
+            time_limit=lambda _seat: 60.0,  # a timeout would change the transcript
             policy=Policy(retry_illegal=False, max_faults=5),
         )
         await asyncio.wait_for(referee.run(), 60)

@@ -2,6 +2,12 @@
 
 The rules about time and faults are tested with a fake clock in ``test_core``;
 these are the asyncio edge: timers, futures, tasks, processes.
+
+Matches of in-process bots run on the fake clock of ``looptime``: the driver's
+deadlines are loop time, so a bot's ``asyncio.sleep(5)`` is five seconds to the
+driver and none to the machine, and thinking takes no time at all however busy the
+cores are. Programs are real processes on the real clock: their limits are a minute,
+except where running out of time is the point.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
 
+from ..bots.helpers import wait_for
+
 PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
 
 
@@ -26,12 +34,17 @@ def bots(*players: Bot) -> list[BotSeat]:
     return [BotSeat(p) for p in players]
 
 
+ROOMY = 60.0
+"""Seconds a program has for a move it is not meant to miss."""
+
+
 async def referee_run(match: Match, seats, limit: float = 1.0, **kw) -> MatchDriver:
     ref = MatchDriver(match, seats, time_limit=lambda seat: limit, **kw)
-    await asyncio.wait_for(ref.run(), 60)
+    await asyncio.wait_for(ref.run(), 600)
     return ref
 
 
+@pytest.mark.looptime
 async def test_in_process_bots_play_a_match():
     match = Match(4, Rules(threshold=30), seed=1)
     ref = await referee_run(match, bots(GreedyBot(), GreedyBot(), RandomBot(1), RandomBot(2)))
@@ -58,6 +71,7 @@ class Sleeper(GreedyBot):
         return super().choose(view)
 
 
+@pytest.mark.looptime
 async def test_crash_illegal_and_timeout_get_the_automatic_move():
     match = Match(2, Rules(threshold=20), seed=3)
     ref = await referee_run(
@@ -86,6 +100,7 @@ class Slow(GreedyBot):
         return super().choose(view)
 
 
+@pytest.mark.looptime
 async def test_each_move_has_its_own_deadline():
     # Moves slower than a move's limit together, but each within its own: no timeouts.
     match = Match(2, Rules(threshold=20), seed=3)
@@ -98,6 +113,7 @@ async def test_each_move_has_its_own_deadline():
     assert ref2.faults[1].timeouts == 1
 
 
+@pytest.mark.looptime
 async def test_too_many_faults_forfeit_the_match():
     match = Match(3, Rules(threshold=50), seed=4)
 
@@ -116,6 +132,7 @@ async def test_too_many_faults_forfeit_the_match():
     assert ref.faults[1].illegal == 3
 
 
+@pytest.mark.looptime
 async def test_a_seat_can_be_handed_over_while_it_is_asked():
     match = Match(2, Rules(threshold=20), seed=5)
     asked = asyncio.Event()
@@ -145,7 +162,7 @@ async def test_an_external_program_plays_whole_matches_and_stays_alive():
     await seat.start()
     for seed in (1, 2):
         match = Match(2, Rules(threshold=25), seed=seed)
-        ref = await referee_run(match, [seat, BotSeat(GreedyBot())], limit=5)
+        ref = await referee_run(match, [seat, BotSeat(GreedyBot())], limit=ROOMY)
         assert match.over and ref.faults[0].total == 0
     assert seat.starts == 1 and seat.alive
     await seat.close()
@@ -164,9 +181,16 @@ async def test_an_external_program_plays_whole_matches_and_stays_alive():
 async def test_faulty_programs_are_counted_and_the_match_finishes(mode, fault, problem):
     seat = program(mode, 2)
     match = Match(2, Rules(threshold=25), seed=7)
-    ref = await referee_run(
-        match, [seat, BotSeat(GreedyBot())], limit=1.5, policy=Policy(retry_illegal=False)
+    # The hanging program runs out of time on every turn after its first: those are
+    # short. Every other move has a minute.
+    limits = (0.2 if mode == "hang" else ROOMY, ROOMY)
+    ref = MatchDriver(
+        match,
+        [seat, BotSeat(GreedyBot())],
+        time_limit=lambda s: limits[s],
+        policy=Policy(retry_illegal=False),
     )
+    await asyncio.wait_for(ref.run(), 600)
     await seat.close()
     assert match.over
     assert getattr(ref.faults[0], fault) >= 1
@@ -203,7 +227,7 @@ async def test_ready_starts_a_program_between_matches_and_says_if_it_died_unseen
     assert await seat.ready() is False  # the first start
     match = Match(2, Rules(threshold=25), seed=7)
     ref = await referee_run(
-        match, [seat, BotSeat(GreedyBot())], limit=2, policy=Policy(retry_illegal=False)
+        match, [seat, BotSeat(GreedyBot())], limit=ROOMY, policy=Policy(retry_illegal=False)
     )
     deaths = sum(1 for p in seat.problems if "exited with code 3" in p)
     assert ref.faults[0].crashes == deaths >= 1  # each crash counted once
@@ -213,7 +237,7 @@ async def test_ready_starts_a_program_between_matches_and_says_if_it_died_unseen
     assert seat.proc is not None
     seat.proc.kill()
     await seat.proc.wait()
-    await asyncio.sleep(0.05)
+    await wait_for(lambda: seat.failure is not None)  # the seat has seen it go
     assert await seat.ready() is True  # died with nobody asking it to move
     assert seat.alive
     await seat.close()
@@ -302,7 +326,7 @@ async def test_the_match_ends_while_the_mover_is_asked_and_nothing_more_is_asked
     for seat in range(3):
         if seat != mover:
             ref.resign(seat, "left")
-    await asyncio.wait_for(task, 10)  # over at once: the mover's time does not run out first
+    await asyncio.wait_for(task, 60)  # over at once: the mover's time does not run out first
     assert match.over and match.standings[0].seat == mover
     assert waiting.cancelled() and ref.deadline is None
     assert seats[mover].verdicts == []

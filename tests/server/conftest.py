@@ -42,7 +42,7 @@ async def serving(**config: Any) -> AsyncIterator[Server]:
         await srv.shutdown()
 
 
-async def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+async def eventually(condition: Callable[[], bool], timeout: float = 60.0) -> None:
     """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -76,7 +76,7 @@ class Raw:
     def send_raw(self, data: bytes) -> None:
         self.writer.write(data)
 
-    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+    async def recv(self, timeout: float = 30.0) -> dict[str, Any]:
         while not self.pending:
             data = await asyncio.wait_for(self.reader.read(65536), timeout)
             if not data:
@@ -86,7 +86,7 @@ class Raw:
                 self.pending.append(msgspec.msgpack.decode(body))
         return self.pending.pop(0)
 
-    async def until(self, kind: str, timeout: float = 10.0, **fields: Any) -> dict[str, Any]:
+    async def until(self, kind: str, timeout: float = 30.0, **fields: Any) -> dict[str, Any]:
         """Read until a message of ``kind`` (with ``fields``) arrives; return it."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -95,7 +95,7 @@ class Raw:
             if message["type"] == kind and all(message.get(k) == v for k, v in fields.items()):
                 return message
 
-    async def until_any(self, kinds: set[str], timeout: float = 10.0) -> dict[str, Any]:
+    async def until_any(self, kinds: set[str], timeout: float = 30.0) -> dict[str, Any]:
         """Read until a message of one of ``kinds`` arrives; return it."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -104,7 +104,7 @@ class Raw:
             if message["type"] in kinds:
                 return message
 
-    async def closed(self, timeout: float = 5.0) -> bool:
+    async def closed(self, timeout: float = 30.0) -> bool:
         """True once the server has closed the connection."""
         try:
             while True:
@@ -145,5 +145,5 @@ async def raw_player(client: Raw) -> dict[str, Any]:
             client.send(
                 {"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take}
             )
-        reply = await client.until_any({"ok", "error"}, timeout=10)
+        reply = await client.until_any({"ok", "error"})
         assert reply == {"type": "ok", "id": next_id}, reply

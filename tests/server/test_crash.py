@@ -105,7 +105,7 @@ async def test_a_killed_server_leaves_the_match_in_progress_interrupted_and_repl
             lambda: (m := stored_match(db, "running")) and played(m[1]) == seen and m
         )
         proc.kill()  # SIGKILL: no handler runs, nothing is saved on the way out
-        proc.wait(timeout=10)
+        proc.wait(timeout=60)
         assert await ann.closed()
     finally:
         if proc.poll() is None:
@@ -128,7 +128,7 @@ async def test_a_killed_server_leaves_the_match_in_progress_interrupted_and_repl
         assert (await back.until("error"))["code"] == "bad_token"
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
 
     history = leastscore("history", "--db", str(db))
     assert history.returncode == 0, history.stderr
@@ -206,7 +206,7 @@ async def test_a_database_of_the_old_schema_is_migrated_and_keeps_its_history(tm
         ann.close()
     finally:
         proc.kill()
-        proc.wait(timeout=10)
+        proc.wait(timeout=60)
     with sqlite3.connect(db) as check:
         assert check.execute("PRAGMA user_version").fetchone()[0] >= 1
     history = leastscore("history", "--db", str(db))

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 from leastscore.server.app import Server
+from leastscore.server.store import MatchDatabase
 
+from ..bots.helpers import wait_for
 from .conftest import Raw, raw_player
 
 
@@ -95,10 +97,10 @@ async def test_sigterm_during_a_match_tells_clients_and_keeps_the_database(tmp_p
             client.send({"type": "add_bot", "level": "greedy", "id": 2 + i})
         await client.until("round_start")
         proc.send_signal(signal.SIGTERM)
-        bye = await client.until("bye", timeout=10)
+        bye = await client.until("bye")
         assert "shutting down" in bye["reason"]
         assert await client.closed()
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -122,10 +124,11 @@ async def test_a_finished_match_is_recorded_and_replays(tmp_path):
         client.send({"type": "add_bot", "level": "random", "id": 2})
         end = await raw_player(client)
         assert end["type"] == "match_end"
-        await asyncio.sleep(0.3)
+        store = MatchDatabase(str(db))  # the server's store writes on its own thread
+        await wait_for(lambda: any(r.status == "finished" for r in store.matches()))
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
     history = leastscore("history", "--db", str(db))
     assert "1. " in history.stdout and "bo" in history.stdout
     checked = leastscore("replay", "1", "--db", str(db), "--check")
@@ -150,7 +153,7 @@ def test_serve_fails_clearly_on_a_busy_port(tmp_path):
         assert "cannot listen on 127.0.0.1" in again.stderr and "Traceback" not in again.stderr
     finally:
         taken.terminate()
-        taken.wait(timeout=10)
+        taken.wait(timeout=60)
     assert leastscore("history", "--db", str(tmp_path / "none.sqlite3")).returncode != 0
 
 
@@ -174,12 +177,12 @@ async def test_chat_timeouts_leaving_and_playing_again():
         ann.send({"type": "add_bot", "level": "greedy", "id": 3})
         await ann.until("ok", id=3)
         # nobody moves: each of ann's and bea's turns runs out and is played for them
-        auto = await ann.until("played", seat=1, timeout=10)
+        auto = await ann.until("played", seat=1)
         assert auto["auto"] is True
         # bea leaves for good mid-match: her seat is forfeited, the match goes on
         bea.send({"type": "leave", "id": 4})
         await bea.until("ok", id=4)
-        resigned = await ann.until("resigned", timeout=10)
+        resigned = await ann.until("resigned")
         assert resigned["seat"] == 1 and "bea left" in resigned["reason"]
         end = await ann.until("match_end", timeout=60)
         assert end["standings"][-1]["seat"] == 1

@@ -21,6 +21,7 @@ from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
+from ..bots.helpers import wait_for
 from .conftest import Raw, raw_player, serving
 
 EVENT_TYPES = {
@@ -131,9 +132,10 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
     assert places[0] == 1 and sorted(s["seat"] for s in end["standings"]) == [0, 1, 2, 3]
     await watcher.until("match_end")
 
-    await asyncio.sleep(0.2)  # the store writes on its own thread
     assert server.store is not None
     store = MatchDatabase(server.config.db or "")
+    # the store writes on its own thread
+    await wait_for(lambda: any(r.status == "finished" for r in store.matches()))
     record = store.matches()[0]
     assert record.status == "finished" and record.players == ["p0", "p1", "p2", "p3"]
     log = store.log(record.id)
@@ -229,7 +231,7 @@ async def test_a_vanished_player_is_replaced_by_a_bot_after_the_grace_period(ser
     clients, _ = await seat_four(server, threshold=15, watcher=watcher)
     clients[0].writer.transport.abort()
     await watcher.until("player_left", seat=0)
-    replaced = await watcher.until("player_replaced", seat=0, timeout=5)
+    replaced = await watcher.until("player_replaced", seat=0)
     assert replaced["level"] == "greedy"
     results = await asyncio.gather(*(raw_player(c) for c in clients[1:]))
     assert results[0]["type"] == "match_end"

@@ -20,7 +20,7 @@ def program(mode: str = "good", n: int = 2) -> str:
 
 
 def tournament(
-    *args: str, timeout: float = 90, env: dict[str, str] | None = None
+    *args: str, timeout: float = 300, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "leastscore", "tournament", *args],

@@ -79,7 +79,10 @@ def test_the_sprt_keeps_to_its_error_rates_by_simulation() -> None:
 
 
 def _sprt_run(*args: str) -> dict:
-    done = tournament(*args, "--seats", "2", "--seed", "1", "--quiet", "--format", "json")
+    # A timeout would change the verdicts compared: the move time is far past any move.
+    done = tournament(
+        *args, "--seats", "2", "--seed", "1", "--move-time", "600", "--quiet", "--format", "json"
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

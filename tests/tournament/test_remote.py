@@ -52,7 +52,7 @@ async def run_with_remote(
     entrants = [parse_entrant("hero=builtin:greedy")]
     entrants += [parse_entrant("{}=remote{}{}".format(*n.partition(":"))) for n in remote_names]
     config = build(
-        {"seed": 2, "seats": 2, "deals": 1, "move_time": 2.0, "startup_time": 5.0, **settings},
+        {"seed": 2, "seats": 2, "deals": 1, "move_time": 60.0, "startup_time": 60.0, **settings},
         entrants,
         {"threshold": 25},
     )
@@ -65,7 +65,7 @@ async def run_with_remote(
         on_hall=lambda server, hall: halls.put_nowait((server, hall)),
     )
     task = asyncio.ensure_future(runner.run(range(len(config.schedule()))))
-    server, hall = await asyncio.wait_for(halls.get(), 10)
+    server, hall = await asyncio.wait_for(halls.get(), 60)
     return results, (task, server, hall)
 
 
@@ -74,7 +74,7 @@ async def test_a_remote_bot_plays_its_matches_over_tcp():
     assert server.config.host == "127.0.0.1"
     bot = asyncio.ensure_future(remote_bot(server.port, hall.tokens()["far"]))
     await asyncio.wait_for(task, 60)
-    seen = await asyncio.wait_for(bot, 10)
+    seen = await asyncio.wait_for(bot, 60)
     assert len(results) == 2 and all(r.status == "played" for r in results)
     for r in results:
         far = next(s for s in r.seats if s.bot == "far")
@@ -93,7 +93,7 @@ async def test_a_wrong_token_is_refused_and_an_absent_bot_forfeits():
     answer = msgspec.msgpack.decode(await reader.readexactly(*struct.unpack(">I", head)))
     assert answer["type"] == "error" and answer["code"] == "bad_token"
     writer.close()
-    await asyncio.wait_for(task, 30)
+    await asyncio.wait_for(task, 60)
     assert len(results) == 2
     for r in results:
         far = next(s for s in r.seats if s.bot == "far")
@@ -117,7 +117,7 @@ async def test_a_token_chosen_in_advance_seats_the_bot_and_stays_out_of_reports(
     assert hall.tokens()["far"] == token
     bot = asyncio.ensure_future(remote_bot(server.port, token))
     await asyncio.wait_for(task, 60)
-    seen = await asyncio.wait_for(bot, 10)
+    seen = await asyncio.wait_for(bot, 60)
     assert len(results) == 2 and all(r.status == "played" for r in results)
     assert seen[0] == "welcome" and "turn" in seen
     assert token not in msgspec.json.encode(results).decode()

@@ -107,7 +107,9 @@ def test_bad_schedules_are_refused(names, seats, deals, gauntlet, message):
 def _play(fixture_seats: tuple[str, ...], seed: int) -> Match:
     match = Match(fixture_seats, Rules(threshold=60), shuffler=DuplicateDeck(seed))
     seats = [BotSeat(make_bot("greedy" if "g" in n else "random", 1), n) for n in fixture_seats]
-    driver = MatchDriver(match, seats, time_limit=lambda s: 5.0, policy=Policy(retry_illegal=False))
+    driver = MatchDriver(
+        match, seats, time_limit=lambda s: 600.0, policy=Policy(retry_illegal=False)
+    )
     asyncio.run(driver.run())
     return match
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -92,7 +93,7 @@ async def play_one(player: Raw, next_id: int) -> bool:
     else:
         take = "deck" if message["can_draw"] else message["open"][0]
         player.send({"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take})
-    reply = await player.until_any({"ok", "error"}, timeout=10)
+    reply = await player.until_any({"ok", "error"}, timeout=30)
     assert reply == {"type": "ok", "id": next_id}, reply
     return True
 
@@ -136,7 +137,7 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
         assert moves is not None
         played = sum(1 for e in moves.log if isinstance(e, Played))
         await page.wait_for_function(
-            f"document.querySelectorAll('#moves li').length >= {played}", timeout=10_000
+            f"document.querySelectorAll('#moves li').length >= {played}", timeout=60_000
         )
         seen_turns.append(await page.locator(".turn").inner_text())
         size = next(shots, None)
@@ -146,7 +147,7 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
             assert await page.locator(".seat").count() == 2
             if (shot := screenshot_path(f"table-{size[0]}")) is not None:
                 await page.screenshot(path=str(shot))
-    await page.locator("#standings").wait_for(timeout=10_000)
+    await page.locator("#standings").wait_for(timeout=60_000)
     assert HOSTILE in await page.locator("#standings").inner_text()
     assert len(set(seen_turns)) > 1, "the page did not move on"
     assert await page.locator("img").count() == 0 and not dialogs
@@ -206,7 +207,7 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
     for step, event in enumerate(log, start=1):
         await page.locator("button.next").click()
         await page.wait_for_function(
-            f"document.querySelector('.step').dataset.step == '{step}'", timeout=10_000
+            f"document.querySelector('.step').dataset.step == '{step}'", timeout=60_000
         )
         if isinstance(event, MatchStarted):
             names = event.seats
@@ -247,9 +248,11 @@ async def test_a_match_being_played_is_not_replayed_and_the_view_is_read_only(
     player.send({"type": "add_bot", "id": 2, "level": "greedy"})
     await player.until("turn")
     assert server.store is not None
-    for _ in range(1000):  # the row is written on the store's thread, soon after the deal
-        if await server.store.run(lambda s: s.matches()):
-            break
+    # the row is written on the store's thread, soon after the deal
+    end = asyncio.get_running_loop().time() + 60
+    while not await server.store.run(lambda s: s.matches()):
+        assert asyncio.get_running_loop().time() < end, "the match was never stored"
+        await asyncio.sleep(0.02)
     async with aiohttp.ClientSession() as http:
         async with http.get(view.address + "api/matches") as reply:
             matches = await reply.json()
@@ -259,10 +262,10 @@ async def test_a_match_being_played_is_not_replayed_and_the_view_is_read_only(
         async with http.post(view.address + "api/lobby") as reply:
             assert reply.status == 405
         async with http.ws_connect(view.address + f"ws/table/{table}") as ws:
-            first = await ws.receive_json(timeout=10)
+            first = await ws.receive_json(timeout=60)
             assert first["state"]["table"]["id"] == table
             await ws.send_str('{"type": "play", "discard": ["AS"], "take": "deck"}')
             await play_one(player, 10)
-            after = await ws.receive_json(timeout=10)  # ignored: the events keep coming
+            after = await ws.receive_json(timeout=60)  # ignored: the events keep coming
             assert after["event"]["type"] == "played"
     player.close()

@@ -74,7 +74,7 @@ async def test_the_live_page_follows_the_tally_and_agrees_with_the_json(
                 continue
             # the page fetches itself again: wait for it to count this result
             await page.wait_for_function(
-                f"document.querySelector('progress').value == {count}", timeout=15_000
+                f"document.querySelector('progress').value == {count}", timeout=60_000
             )
             document = json.loads(report.to_json(config, tally))
             shown = [row[:4] for row in await page_standings(page)]
