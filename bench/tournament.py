@@ -21,6 +21,9 @@
    pool): matches per CPU second, best of ``--runs``. This is the cost of the
    bots, the engine and the match driver around them, without the workers'
    start-up or the pipes, and the figure to watch when the driver changes.
+   Its floor, in the same run: the same fixtures played by a bare loop over
+   ``Match`` with the same bots (no match core, no seats, no asyncio);
+   ``ratio_to_bare`` is the one over the other. Target: <= 1.3x.
 
 Last line: one JSON object.
 """
@@ -41,17 +44,23 @@ import click
 from leastscore.bots import Bot, GreedyBot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Play, Played, Rules, View
-from leastscore.seats.core import Policy
+from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.seat import Seat
 from leastscore.tournament.cluster import ClusterWorkers
-from leastscore.tournament.config import build
-from leastscore.tournament.entrants import parse_entrant
+from leastscore.tournament.config import TournamentConfig, build
+from leastscore.tournament.deals import DuplicateDeck
+from leastscore.tournament.entrants import bot_factory, parse_entrant
 from leastscore.tournament.lineup import Lineup
 from leastscore.tournament.play import loop_factory, play
 from leastscore.tournament.pool import worker_cores
+from leastscore.tournament.results import MatchResult, summarize
 from leastscore.tournament.runner import Runner
+from leastscore.tournament.schedule import Fixture
+
+BARE_TARGET = 1.3
+"""A tournament match of in-process bots costs at most this many bare loops."""
 
 PLAYER = Path(__file__).resolve().parent.parent / "tests" / "programs" / "stdio_player.py"
 
@@ -103,31 +112,70 @@ def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> 
 
 def in_process(deals: int, runs: int) -> dict[str, float]:
     """Matches per CPU second of the fixtures of ``matches_per_second`` played in
-    this process, one at a time, through ``tournament.play`` (best of ``runs``)."""
+    this process, one at a time, through ``tournament.play``; and the same
+    fixtures played by ``bare_loop``, the floor. Passes alternate, best of ``runs``
+    each way, after one pass each way that warms the bots' caches."""
     entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
     config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
     fixtures = list(config.schedule())
+    faults = [Faults()] * config.seats
 
-    async def run() -> float:
+    async def run() -> tuple[float, float]:
         lineup = Lineup(config)
-        best = float("inf")
+        played = bare = float("inf")
         try:
-            for _ in range(runs):
+            for rep in range(runs + 1):
                 began = time.process_time()
-                for fixture in fixtures:
-                    await play(fixture, config, lineup)
-                best = min(best, time.process_time() - began)
+                results = [await play(fixture, config, lineup) for fixture in fixtures]
+                if rep:
+                    played = min(played, time.process_time() - began)
+                began = time.process_time()
+                matches = bare_loop(fixtures, config)
+                if rep:
+                    bare = min(bare, time.process_time() - began)
+                else:
+                    same = [
+                        _outcome(summarize(r.fixture, m, faults))
+                        for r, m in zip(results, matches, strict=True)
+                    ]
+                    assert [_outcome(r) for r in results] == same, "both ways play the same"
         finally:
             await lineup.close()
-        return best
+        return played, bare
 
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
-        cpu = loop.run(run())
+        cpu, floor = loop.run(run())
     return {
         "matches": len(fixtures),
         "cpu_ms_per_match": round(1000 * cpu / len(fixtures), 2),
         "per_cpu_s": round(len(fixtures) / cpu, 2),
+        "bare_ms_per_match": round(1000 * floor / len(fixtures), 2),
+        "ratio_to_bare": round(cpu / floor, 2),
     }
+
+
+def _outcome(result: MatchResult) -> tuple[object, ...]:
+    return result.moves, result.rounds, result.end, [(s.place, s.score) for s in result.seats]
+
+
+def bare_loop(fixtures: list[Fixture], config: TournamentConfig) -> list[Match]:
+    """The floor of ``in_process``: the same matches (same cards, same bots, same
+    seeds) played by a plain loop over ``Match``: build the mover's view, let its
+    bot choose, apply the move. No match core, no seats, no asyncio, no events
+    told to the bots (greedy reads only its ``game.View``)."""
+    factories = {e.name: bot_factory(e) for e in config.entrants}
+    matches: list[Match] = []
+    for fixture in fixtures:
+        match = Match(fixture.seats, config.rules, shuffler=DuplicateDeck(fixture.deal_seed))
+        bots = [factories[n](s) for n, s in zip(fixture.seats, fixture.bot_seeds, strict=True)]
+        for bot in bots:
+            bot.reset()
+        match.start()
+        while not match.over:
+            seat = match.to_move
+            match.apply(seat, bots[seat].choose(match.view(seat)))  # type: ignore[arg-type]
+        matches.append(match)
+    return matches
 
 
 def _cpu() -> tuple[float, float]:
@@ -279,7 +327,9 @@ def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
     here = in_process(deals, runs)
     click.echo(
         f"in this process: {here['per_cpu_s']} matches per CPU second "
-        f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches)"
+        f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches); a bare loop "
+        f"over Match: {here['bare_ms_per_match']} ms a match: {here['ratio_to_bare']}x "
+        f"(target <= {BARE_TARGET}x)"
     )
     cores = worker_cores(1)
     cost = stdio_cost(stdio_matches, core=cores[0] if cores else None)
@@ -299,6 +349,8 @@ def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
         "speedup_target": 1.8,
         **dask,
         "in_process": here,
+        "ratio_to_bare": here["ratio_to_bare"],
+        "ratio_to_bare_target": BARE_TARGET,
         "stdio": cost,
         "stdio_any_core": free,
         "stdio_target_us": 50,
