@@ -10,7 +10,11 @@ server with the same framing (N connections, each sending one frame and
 waiting for it back): the ceiling of Python asyncio here. Then it opens idle
 connections to measure the server's memory per connection. The server keeps no
 database unless ``--db`` is given (then it records every match, as it is played,
-in a temporary SQLite file, as a server does by default).
+in a temporary SQLite file, as a server does by default). Last, the same
+client traffic goes through ``bench.relay``, a relay with the same framing that
+knows no game and forwards each frame to the four connections of its table: the
+server's CPU per move is reported as ``ratio_to_relay``, against the relay's CPU
+per request (the goal: at most 2x).
 Last line: one JSON object.
 """
 
@@ -39,6 +43,7 @@ from .load import (
     rss_kib,
     start,
 )
+from .relay import relay_load
 
 
 async def play_load(
@@ -168,8 +173,10 @@ def main(
         finally:
             game.terminate()
             game.wait()
+    relayed = relay_load(connections, seconds, loop_name)  # the floor: same traffic, no game
     moves_per_s = played.moves / played.seconds
     echo_per_s = echoed.moves / echoed.seconds
+    cpu_per_move = played.server_cpu / moves_per_s * 1e6
     result = {
         "bench": "server",
         "loop": loop_name,
@@ -186,7 +193,10 @@ def main(
         "p99_ms": round(percentile(played.latencies, 0.99) * 1000, 2),
         "echo_p99_ms": round(percentile(echoed.latencies, 0.99) * 1000, 2),
         "server_cpu": round(played.server_cpu, 2),
-        "server_cpu_us_per_move": round(played.server_cpu / moves_per_s * 1e6, 1),
+        "server_cpu_us_per_move": round(cpu_per_move, 1),
+        "relay_cpu_us_per_request": relayed["relay_cpu_us_per_request"],
+        "relay_p99_ms": relayed["p99_ms"],
+        "ratio_to_relay": round(cpu_per_move / relayed["relay_cpu_us_per_request"], 2),
         "echo_server_cpu": round(echoed.server_cpu, 2),
         "rss_mb": round(rss, 1),
         "idle_kib_per_connection": round(per_idle, 1),
@@ -198,7 +208,8 @@ def main(
         f"{result['moves_per_s']:,} moves/s "
         f"(p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms); "
         f"echo {result['echo_per_s']:,}/s; ratio {result['ratio']}; "
-        f"server CPU {result['server_cpu_us_per_move']} us per move"
+        f"server CPU {result['server_cpu_us_per_move']} us per move, "
+        f"{result['ratio_to_relay']}x the relay's {result['relay_cpu_us_per_request']} us"
         f"{' (recording matches)' if db else ''}; "
         f"server {result['rss_mb']} MB, {result['idle_kib_per_connection']} KiB per idle connection"
     )

@@ -21,6 +21,9 @@
    pool): matches per CPU second, best of ``--runs``. This is the cost of the
    bots, the engine and the match driver around them, without the workers'
    start-up or the pipes, and the figure to watch when the driver changes.
+   Its floor, in the same run: the same fixtures played by a bare loop over
+   ``Match`` with the same bots (no match core, no seats, no asyncio);
+   ``ratio_to_bare`` is the one over the other. Target: <= 1.3x.
 
 Last line: one JSON object.
 """
@@ -32,29 +35,53 @@ import json
 import os
 import platform
 import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import click
-from leastscore.bots import Bot, GreedyBot
+from leastscore.bots import GreedyBot
 from leastscore.bots.seat import BotSeat
-from leastscore.game import Match, Move, Play, Played, Rules, View
-from leastscore.seats.core import Policy
+from leastscore.game import Match, Played, Rules
+from leastscore.protocol import frame
+from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.seat import Seat
 from leastscore.tournament.cluster import ClusterWorkers
-from leastscore.tournament.config import build
-from leastscore.tournament.entrants import parse_entrant
+from leastscore.tournament.config import TournamentConfig, build
+from leastscore.tournament.deals import DuplicateDeck
+from leastscore.tournament.entrants import bot_factory, parse_entrant
 from leastscore.tournament.lineup import Lineup
 from leastscore.tournament.play import play
 from leastscore.tournament.pool import worker_cores
+from leastscore.tournament.results import MatchResult, summarize
 from leastscore.tournament.runner import Runner
+from leastscore.tournament.schedule import Fixture
+
+from bench.sdk_player import LastLegal
+
+BARE_TARGET = 1.3
+"""A tournament match of in-process bots costs at most this many bare loops."""
 
 PLAYER = Path(__file__).resolve().parent.parent / "tests" / "programs" / "stdio_player.py"
+SDK_PLAYER = Path(__file__).resolve().parent / "sdk_player.py"
+PROGRAMS = {"raw": PLAYER, "sdk": SDK_PLAYER}
+"""The programs timed on stdio: raw protocol-v1 frames, and a bot on the SDK."""
+PIPE_TARGET = 4.0
+"""Extra cost of a program move, one core: at most this many pipe round trips."""
+ANY_CORE_TARGET = 2.0
+"""The same on any core: at most this many times its one-core figure."""
+ECHO = """import os
+while True:
+    data = os.read(0, 65536)
+    if not data:
+        break
+    os.write(1, data)
+"""
 
 
 def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> dict[str, float]:
@@ -104,31 +131,70 @@ def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> 
 
 def in_process(deals: int, runs: int) -> dict[str, float]:
     """Matches per CPU second of the fixtures of ``matches_per_second`` played in
-    this process, one at a time, through ``tournament.play`` (best of ``runs``)."""
+    this process, one at a time, through ``tournament.play``; and the same
+    fixtures played by ``bare_loop``, the floor. Passes alternate, best of ``runs``
+    each way, after one pass each way that warms the bots' caches."""
     entrants = [parse_entrant(f"greedy{i}=builtin:greedy") for i in range(4)]
     config = build({"seed": 1, "deals": deals, "seats": 4}, entrants, {})
     fixtures = list(config.schedule())
+    faults = [Faults()] * config.seats
 
-    async def run() -> float:
+    async def run() -> tuple[float, float]:
         lineup = Lineup(config)
-        best = float("inf")
+        played = bare = float("inf")
         try:
-            for _ in range(runs):
+            for rep in range(runs + 1):
                 began = time.process_time()
-                for fixture in fixtures:
-                    await play(fixture, config, lineup)
-                best = min(best, time.process_time() - began)
+                results = [await play(fixture, config, lineup) for fixture in fixtures]
+                if rep:
+                    played = min(played, time.process_time() - began)
+                began = time.process_time()
+                matches = bare_loop(fixtures, config)
+                if rep:
+                    bare = min(bare, time.process_time() - began)
+                else:
+                    same = [
+                        _outcome(summarize(r.fixture, m, faults))
+                        for r, m in zip(results, matches, strict=True)
+                    ]
+                    assert [_outcome(r) for r in results] == same, "both ways play the same"
         finally:
             await lineup.close()
-        return best
+        return played, bare
 
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
-        cpu = loop.run(run())
+        cpu, floor = loop.run(run())
     return {
         "matches": len(fixtures),
         "cpu_ms_per_match": round(1000 * cpu / len(fixtures), 2),
         "per_cpu_s": round(len(fixtures) / cpu, 2),
+        "bare_ms_per_match": round(1000 * floor / len(fixtures), 2),
+        "ratio_to_bare": round(cpu / floor, 2),
     }
+
+
+def _outcome(result: MatchResult) -> tuple[object, ...]:
+    return result.moves, result.rounds, result.end, [(s.place, s.score) for s in result.seats]
+
+
+def bare_loop(fixtures: list[Fixture], config: TournamentConfig) -> list[Match]:
+    """The floor of ``in_process``: the same matches (same cards, same bots, same
+    seeds) played by a plain loop over ``Match``: build the mover's view, let its
+    bot choose, apply the move. No match core, no seats, no asyncio, no events
+    told to the bots (greedy reads only its ``game.View``)."""
+    factories = {e.name: bot_factory(e) for e in config.entrants}
+    matches: list[Match] = []
+    for fixture in fixtures:
+        match = Match(fixture.seats, config.rules, shuffler=DuplicateDeck(fixture.deal_seed))
+        bots = [factories[n](s) for n, s in zip(fixture.seats, fixture.bot_seeds, strict=True)]
+        for bot in bots:
+            bot.reset()
+        match.start()
+        while not match.over:
+            seat = match.to_move
+            match.apply(seat, bots[seat].choose(match.view(seat)))  # type: ignore[arg-type]
+        matches.append(match)
+    return matches
 
 
 def _cpu() -> tuple[float, float]:
@@ -136,14 +202,6 @@ def _cpu() -> tuple[float, float]:
     me = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
-
-
-class LastLegal(Bot):
-    """What ``stdio_player.py`` plays: the last legal discard, a card from the deck."""
-
-    def choose(self, view: View) -> Move:
-        take = None if view.can_draw else view.open[0]
-        return Play(view.legal_discards[-1], take)
 
 
 async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
@@ -168,34 +226,65 @@ async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
     return seconds, moves, mine
 
 
-def stdio_cost(matches: int, rounds: int = 3, core: int | None = None) -> dict[str, float]:
+def pipe_round_trip(trips: int = 20000, size: int = 256, rounds: int = 3) -> float:
+    """Microseconds a frame of ``size`` bytes takes there and back through two pipes
+    to a child that echoes what it reads (best of ``rounds``): the floor of a move
+    by an external program."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+    )
+    assert child.stdin is not None and child.stdout is not None
+    out, back = child.stdin.fileno(), child.stdout.fileno()
+    data = frame(b"x" * size)
+    best = float("inf")
+    try:
+        for _ in range(rounds):
+            began = time.perf_counter()
+            for _ in range(trips):
+                os.write(out, data)
+                got = 0
+                while got < len(data):
+                    got += len(os.read(back, 65536))
+            best = min(best, time.perf_counter() - began)
+    finally:
+        child.stdin.close()
+        child.wait()
+    return round(1e6 * best / trips, 2)
+
+
+def stdio_cost(
+    matches: int, rounds: int = 3, core: int | None = None, program: Path = PLAYER
+) -> dict[str, float]:
     """Best of ``rounds`` alternating passes each way, after a pass that warms the
     bots' caches (so that neither side gains from going second). With ``core``, this
-    process and the program it starts run on that core only."""
+    process and the program it starts run on that core only. The pipe round trip
+    is measured in the same conditions, before the matches."""
     if core is not None:
         before = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {core})
         try:
-            return stdio_cost(matches, rounds)
+            return stdio_cost(matches, rounds, program=program)
         finally:
             os.sched_setaffinity(0, before)
+    pipe = pipe_round_trip()
 
     async def run() -> dict[str, float]:
         local_seat = BotSeat(LastLegal(), "program")
-        program = ProgramSeat([sys.executable, str(PLAYER)], "program")
-        await program.start()
+        program_seat = ProgramSeat([sys.executable, str(program)], "program")
+        await program_seat.start()
         piped = local = float("inf")
         try:
             await _play(local_seat, matches)
-            await _play(program, 2)
+            await _play(program_seat, 2)
             for _ in range(rounds):
-                seconds, moves, mine = await _play(program, matches)
+                seconds, moves, mine = await _play(program_seat, matches)
                 piped = min(piped, seconds)
                 seconds, moves_again, _ = await _play(local_seat, matches)
                 local = min(local, seconds)
                 assert moves == moves_again, "the two ways should play the same moves"
         finally:
-            await program.close()
+            await program_seat.close()
+        extra = 1e6 * (piped - local) / mine
         return {
             "matches": matches,
             "moves": moves,
@@ -204,8 +293,10 @@ def stdio_cost(matches: int, rounds: int = 3, core: int | None = None) -> dict[s
             "in_process_s": round(local, 3),
             "us_per_move_in_process": round(1e6 * local / moves, 1),
             "us_per_move_stdio": round(1e6 * piped / moves, 1),
-            "extra_us_per_program_move": round(1e6 * (piped - local) / mine, 1),
+            "extra_us_per_program_move": round(extra, 1),
             "extra_us_per_move": round(1e6 * (piped - local) / moves, 1),
+            "pipe_round_trip_us": pipe,
+            "ratio_to_pipe": round(extra / pipe, 2),
         }
 
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
@@ -250,7 +341,37 @@ def dask_figures(
     show_default=True,
     help="Also on a Dask LocalCluster of 1 and 2 workers (needs leastscore[cluster]).",
 )
-def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
+@click.option(
+    "--only",
+    type=click.Choice(["all", "in-process", "stdio"]),
+    default="all",
+    show_default=True,
+    help="Run one part: the matches in this process and their floor, or the stdio costs.",
+)
+def main(deals: int, runs: int, stdio_matches: int, cluster: bool, only: str) -> None:
+    result: dict[str, object] = {"bench": "tournament"}
+    if only == "all":
+        result.update(pool_figures(deals, runs, cluster))
+    if only in ("all", "in-process"):
+        here = in_process(deals, runs)
+        click.echo(
+            f"in this process: {here['per_cpu_s']} matches per CPU second "
+            f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches); a bare "
+            f"loop over Match: {here['bare_ms_per_match']} ms a match: "
+            f"{here['ratio_to_bare']}x (target <= {BARE_TARGET}x)"
+        )
+        result.update(
+            in_process=here,
+            ratio_to_bare=here["ratio_to_bare"],
+            ratio_to_bare_target=BARE_TARGET,
+        )
+    if only in ("all", "stdio"):
+        result.update(stdio_figures(stdio_matches))
+    result.update(cores=os.cpu_count(), python=platform.python_version())
+    click.echo(json.dumps(result))
+
+
+def pool_figures(deals: int, runs: int, cluster: bool) -> dict[str, object]:
     def best(workers: int, on: str | None = None) -> dict[str, float]:
         tries = [matches_per_second(workers, deals, on) for _ in range(runs)]
         return max(tries, key=lambda t: t["steady_per_s"])
@@ -277,36 +398,40 @@ def main(deals: int, runs: int, stdio_matches: int, cluster: bool) -> None:
     dask: dict[str, object] = {}
     if cluster:
         dask = dask_figures(best, two)
-    here = in_process(deals, runs)
-    click.echo(
-        f"in this process: {here['per_cpu_s']} matches per CPU second "
-        f"({here['cpu_ms_per_match']} ms a match, {here['matches']} matches)"
-    )
-    cores = worker_cores(1)
-    cost = stdio_cost(stdio_matches, core=cores[0] if cores else None)
-    free = stdio_cost(stdio_matches) if cores else cost
-    for how, c in (("on one core", cost), ("on any core", free)):
-        click.echo(
-            f"stdio program against greedy, {how}: {c['us_per_move_stdio']} us a move, "
-            f"in-process {c['us_per_move_in_process']}: {c['extra_us_per_move']} us more per "
-            f"move of the match, {c['extra_us_per_program_move']} per move the program makes"
-            + (" (target <= 50)" if c is cost else "")
-        )
-    result = {
-        "bench": "tournament",
+    return {
         "workers_1": one,
         "workers_2": two,
         "speedup": round(ratio, 2),
         "speedup_target": 1.8,
         **dask,
-        "in_process": here,
-        "stdio": cost,
-        "stdio_any_core": free,
-        "stdio_target_us": 50,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
     }
-    click.echo(json.dumps(result))
+
+
+def stdio_figures(matches: int) -> dict[str, object]:
+    """``stdio_cost`` of each program in ``PROGRAMS``, on one core (as a tournament's
+    workers run their programs) and on any core, against the pipe's round trip."""
+    cores = worker_cores(1)
+    figures: dict[str, object] = {}
+    for kind, program in PROGRAMS.items():
+        one = stdio_cost(matches, core=cores[0] if cores else None, program=program)
+        free = stdio_cost(matches, program=program) if cores else one
+        for how, c in (("on one core", one), ("on any core", free)):
+            click.echo(
+                f"{kind} stdio program against greedy, {how}: {c['us_per_move_stdio']} us a "
+                f"move, in-process {c['us_per_move_in_process']}: "
+                f"{c['extra_us_per_program_move']} us more per move the program makes; a "
+                f"pipe round trip {c['pipe_round_trip_us']} us: {c['ratio_to_pipe']}x"
+                + (f" (target <= {PIPE_TARGET}x)" if c is one else "")
+            )
+        to_one = free["extra_us_per_program_move"] / one["extra_us_per_program_move"]
+        click.echo(f"{kind}: any core / one core: {to_one:.2f}x (target <= {ANY_CORE_TARGET}x)")
+        key = "stdio" if kind == "raw" else f"stdio_{kind}"
+        figures[key] = one
+        figures[f"{key}_any_core"] = free
+        figures[f"{key}_ratio_to_pipe"] = one["ratio_to_pipe"]
+        figures[f"{key}_any_core_to_one_core"] = round(to_one, 2)
+    figures.update(ratio_to_pipe_target=PIPE_TARGET, any_core_target=ANY_CORE_TARGET)
+    return figures
 
 
 if __name__ == "__main__":

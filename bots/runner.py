@@ -147,12 +147,17 @@ class BotRunner:
         threaded: bool = True,
         first_id: int = 1,
         matches: int | None = None,
+        poll: Callable[[], None] | None = None,
     ) -> None:
         """``send`` returns False when a message could not be sent (a lost connection).
         ``on_error``: what a bot that raises costs. ``stop`` ends the run (over stdio
         the host then counts a crash and starts the program again); ``continue`` tells
         of it and goes on without that move (the host's clock plays the automatic move).
         ``matches``: stop after this many matches have ended (None: play until told bye).
+        ``threaded``: a plain ``choose`` thinks on a thread of its own, so that the
+        transport keeps reading meanwhile; without it, ``poll`` (if given) is called
+        after each ``choose`` to hand ``feed`` whatever arrived while it thought, so
+        that a move the table has moved on from is still dropped, not sent late.
         """
         self.bot = bot
         self.send = send
@@ -160,6 +165,7 @@ class BotRunner:
         self.on_error = on_error
         self.threaded = threaded
         self.matches = matches
+        self.poll = poll
         self.tracker = Tracker()
         self.deal = DealMemory()
         self.welcome = asyncio.Event()
@@ -312,6 +318,10 @@ class BotRunner:
         key = self._key()
         if key in self._answered:
             return
+        if self.poll is not None:
+            self.poll()  # what arrived since: this turn may be long gone
+            if self._latest != key:
+                return
         self._answered[key] = self._connection
         view = self.deal.view(self.tracker.view())
         loop = asyncio.get_running_loop()
@@ -323,6 +333,8 @@ class BotRunner:
         except Exception as e:
             self._failed("choose", e)
             return
+        if self.poll is not None:
+            self.poll()
         if self._latest != key:
             self.late += 1
             self.say(

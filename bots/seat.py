@@ -6,7 +6,7 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 
-from leastscore.game import Event, IllegalMove, MatchStarted, Move, View
+from leastscore.game import Event, IllegalMove, MatchStarted, Move, Played, View
 from leastscore.seats.seat import SeatFailed
 
 from .base import Bot
@@ -40,11 +40,15 @@ class BotSeat:
         has not seen them."""
 
     def send(self, events: Sequence[Event]) -> None:
+        deal, bot, thinking = self._deal, self.bot, self._thinking
         for event in events:
-            self._deal.on_event(event)
-            if self._thinking is not None:
-                self._thinking.append(event)
-            self._tell(self.bot, event)
+            if type(event) is not Played:  # most events: nothing for the deal or a reset
+                deal.on_event(event)
+                if isinstance(event, MatchStarted):
+                    bot.reset()
+            if thinking is not None:
+                thinking.append(event)
+            bot.on_event(event)
 
     @staticmethod
     def _tell(bot: Bot, event: Event) -> None:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import sys
 import threading
+from collections.abc import Callable
 
 import msgspec
 from leastscore.protocol import (
@@ -69,7 +71,6 @@ async def _play(bot: Bot, name: str, out: int) -> int:
         except OSError:
             runner.stop("the host closed stdout")
 
-    runner = BotRunner(bot, send, say=say, on_error="stop")
     frames = FrameReader(limit=SERVER_FRAME_LIMIT)
     broken: list[str] = []
 
@@ -103,7 +104,32 @@ async def _play(bot: Bot, name: str, out: int) -> int:
             if not data:
                 return
 
-    threading.Thread(target=read_stdin, name="stdin", daemon=True).start()
+    def readable() -> None:
+        try:
+            data = os.read(0, 65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(0)
+        received(data)
+
+    def arrived() -> None:
+        """Read what has arrived, without waiting."""
+        if select.select([0], [], [], 0)[0]:
+            readable()
+
+    poll: Callable[[], None] | None = arrived
+    try:
+        loop.add_reader(0, readable)  # a pipe or a socket: read on the loop
+    except (OSError, ValueError):  # a file: epoll cannot watch it
+        threading.Thread(target=read_stdin, name="stdin", daemon=True).start()
+        poll = None
+    # A bot that is not ``heavy`` thinks right here, on the loop that reads: no thread
+    # to hand each turn to and back, which is most of a move's cost over a pipe.
+    threaded = poll is None or bool(getattr(bot, "heavy", False))
+    runner = BotRunner(bot, send, say=say, on_error="stop", threaded=threaded, poll=poll)
     runner.hello(name, CLIENT)
     try:
         await runner.run()

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from functools import cached_property
 
 import msgspec
-from leastscore.game import Card, Event, MatchStarted, RoundStarted, View
+from leastscore.game import Card, Event, MatchStarted, Played, RoundStarted, View
 from leastscore.game.cards import BY_NAME
 
 from .knowledge import Knowledge, knowledge
@@ -25,11 +25,12 @@ class BotView(View, frozen=True, gc=True, dict=True):
 
     @classmethod
     def of(cls, view: View, turned_up: Card | None = None) -> BotView:
+        make: Callable[..., BotView] = cls  # positional: the fields of View, then ours
+        if type(view) is View:
+            return make(*msgspec.structs.astuple(view), turned_up)
         if type(view) is cls and (turned_up is None or view.turned_up == turned_up):
             return view
-        fields = msgspec.structs.astuple(view)[:_VIEW_FIELDS]
-        make: Callable[..., BotView] = cls  # positional: the fields of View, then ours
-        return make(*fields, turned_up)
+        return make(*msgspec.structs.astuple(view)[:_VIEW_FIELDS], turned_up)
 
     @cached_property
     def knowledge(self) -> Knowledge:
@@ -77,6 +78,8 @@ class DealMemory:
         self.card: Card | None = None
 
     def on_event(self, event: Event) -> None:
+        if type(event) is Played:
+            return
         if isinstance(event, MatchStarted):
             self.round, self.card = 0, None
         elif isinstance(event, RoundStarted):

@@ -13,7 +13,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import cast
+from typing import Any, cast
 
 from leastscore.game import Event, Match, Move, View
 
@@ -46,7 +46,8 @@ class MatchDriver:
     failures and the time back into the core. It keeps one timer for the mover's
     deadline, and none at all for seats that answer at once: a built-in bot in this
     process (``Seat.immediate``) is asked with ``choose_now`` and its move judged
-    in the same pass, with no task, future or loop round trip per move.
+    in the same pass, with no task, future or loop round trip per move, and hears
+    its events in one call when it is next asked (see ``AnswersNow``).
 
     Actions are carried out in order, from one queue: an input that arrives while
     actions are being carried out (a seat that resigns as it is told an event, a
@@ -69,8 +70,24 @@ class MatchDriver:
         self.core = MatchCore(match, time_limit=time_limit, policy=policy)
         self.seats = list(seats)
         self._now: list[ChooseNow | None] = [_answers_now(s) for s in seats]
+        self._told_now: list[int] = []
+        """The seats told at once (not ``immediate``): of events, turns and verdicts."""
+        self._unheard: list[list[Event] | None] = [None for _ in seats]
+        """Events not yet told to each ``immediate`` seat: it hears them when it is next
+        asked, when it leaves its seat and when the match is over, in one call."""
+        self._seated()
         self._on_events = on_events
         self._on_turn = on_turn
+        self._views = [partial(match.view, i) for i in range(match.seat_count)]
+        """What builds each seat's view, when it is told of another seat's turn."""
+        self._performers: dict[type, Callable[[Any], None]] = {
+            Tell: self._tell,
+            Announce: self._announce,
+            Ask: self._ask,
+            Verdict: self._verdict,
+            Withdraw: self._withdraw,
+            Over: self._over,
+        }
         self._todo: deque[Action] = deque()
         self._busy = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -133,9 +150,11 @@ class MatchDriver:
         if self._busy:
             return
         self._busy = True
+        perform = self._performers
         try:
             while todo:
-                self._perform(todo.popleft())
+                action = todo.popleft()
+                perform[type(action)](action)
         except Exception as e:
             todo.clear()
             done = self._done
@@ -146,44 +165,54 @@ class MatchDriver:
         finally:
             self._busy = False
 
-    def _perform(self, action: Action) -> None:
-        if type(action) is Tell:
-            self._tell(action)
-        elif type(action) is Announce:
-            self._announce(action)
-        elif type(action) is Ask:
-            self._ask(action)
-        elif type(action) is Verdict:
-            self.seats[action.seat].verdict(action.error)
-        elif type(action) is Withdraw:
-            if self._waiting_for is action.ask:
-                waiting = self._waiting
-                self._waiting = self._waiting_for = None
-                if waiting is not None:
-                    waiting.cancel()
-        elif type(action) is Over:
-            if self._timer is not None:
-                self._timer.cancel()
-                self._timer = None
-            done = self._done
-            if done is not None and not done.done():
-                done.set_result(None)
+    def _verdict(self, verdict: Verdict) -> None:
+        if self._now[verdict.seat] is None:
+            self.seats[verdict.seat].verdict(verdict.error)
+
+    def _withdraw(self, withdraw: Withdraw) -> None:
+        if self._waiting_for is withdraw.ask:
+            waiting = self._waiting
+            self._waiting = self._waiting_for = None
+            if waiting is not None:
+                waiting.cancel()
+
+    def _over(self, over: Over) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for i, unheard in enumerate(self._unheard):
+            if unheard:
+                self._catch_up(i)
+        done = self._done
+        if done is not None and not done.done():
+            done.set_result(None)
 
     def _tell(self, tell: Tell) -> None:
-        for i, seat in enumerate(self.seats):
-            seat.send(tell.for_seat(i))
+        seats = self.seats
+        for i in self._told_now:
+            seats[i].send(tell.for_seat(i))
+        unheard = self._unheard
+        for copy in tell.copies:
+            for i, later in enumerate(unheard):
+                if later is not None:
+                    later.append(copy[i])
         if self._on_events is not None:
             self._on_events(tell.events)
+
+    def _catch_up(self, index: int) -> None:
+        """Tell an ``immediate`` seat the events it has not heard yet."""
+        unheard = self._unheard[index]
+        if unheard:
+            self._unheard[index] = []
+            self.seats[index].send(unheard)
 
     def _announce(self, turn: Announce) -> None:
         mover, limit, mover_view = turn.mover, turn.time_limit, turn.view
         if self._on_turn is not None:
             self._on_turn(mover, limit, mover_view)
-        view = self.match.view
-        for i, seat in enumerate(self.seats):
-            seat.send_turn(
-                mover, limit, partial(_same, mover_view) if i == mover else partial(view, i)
-            )
+        seats, views = self.seats, self._views
+        for i in self._told_now:
+            seats[i].send_turn(mover, limit, partial(_same, mover_view) if i == mover else views[i])
 
     def _ask(self, ask: Ask) -> None:
         if ask is not self.core.asking:
@@ -197,6 +226,10 @@ class MatchDriver:
                 self._resumed = ask
                 loop.call_soon(self._resume, ask)  # the loop's turn first
                 return
+            if self._unheard[index]:
+                self._catch_up(index)
+                if ask is not self.core.asking:
+                    return  # it resigned as it heard them
             try:
                 move = choose_now(ask.view, ask.time_limit)
             except SeatFailed:
@@ -259,12 +292,22 @@ class MatchDriver:
         if ask is not None and not self._stopped:
             self._arm(ask.deadline)
 
+    def _seated(self) -> None:
+        """Note which seats answer at once (after the seats are seated, or one changes)."""
+        now = self._now = [_answers_now(s) for s in self.seats]
+        self._told_now = [i for i, c in enumerate(now) if c is None]
+        self._unheard = [
+            (unheard or []) if c is not None else None
+            for unheard, c in zip(self._unheard, now, strict=True)
+        ]
+
     # -- changes from outside -----------------------------------------------------------
 
     def replace(self, index: int, seat: Seat) -> None:
         """Hand a seat to another player (a bot for a vanished person, or back)."""
+        self._catch_up(index)
         self.seats[index] = seat
-        self._now[index] = _answers_now(seat)
+        self._seated()
         if not self._stopped:
             self._do(self.core.replaced(index, self._time()))
 

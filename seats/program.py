@@ -15,7 +15,7 @@ import logging
 import os
 import shlex
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import IO
 
 import msgspec
@@ -374,7 +374,24 @@ class ProgramSeat:
         if not self._fresh:  # a fresh program gets a snapshot and its turn when asked
             self._write(turn_for(mine, int(time_limit * 1000), mover))
 
-    async def choose(self, view: View, time_limit: float) -> Move:
+    def choose(self, view: View, time_limit: float) -> Awaitable[Move]:
+        if self._restart is None and not self._fresh and self.alive:
+            # The usual move: the slot's own future, with no task around it, so that
+            # the answer reaches the driver in one pass of the loop, not three.
+            taking = self.slot.take()
+            self._flush()
+            taking.add_done_callback(self._taken)
+            return taking
+        return self._choose(view, time_limit)
+
+    def _taken(self, taking: asyncio.Future[Move]) -> None:
+        if taking.cancelled() or not isinstance(taking.exception(), SeatFailed):
+            return
+        if not self.alive and self._restart is None:
+            # It died while asked (counted now): have a fresh one ready next time.
+            self._restart = asyncio.ensure_future(self.start())
+
+    async def _choose(self, view: View, time_limit: float) -> Move:
         try:
             await self._restarted()
         except SeatFailed:

@@ -42,6 +42,11 @@ class AnswersNow(Protocol):
     The driver then asks it with ``choose_now`` and judges the move in the same
     pass: no task, no future, no trip round the event loop per move, which is most
     of the cost of a tournament match of built-in bots.
+
+    Such a seat has nobody to tell at once, so the driver saves it the calls: it
+    hears its events in one ``send`` just before it is asked, when it leaves its
+    seat and when the match is over (every event, its own copy, in order), and is
+    not called with ``send_turn`` or ``verdict``.
     """
 
     immediate: bool

@@ -348,3 +348,37 @@ async def test_a_seat_handed_back_mid_turn_takes_the_answer_to_that_turn():
     assert early.offer(move, 6, (2, 1))  # a fast answer before the seat is asked
     early.expect((2, 1))
     assert (await early.take()) == move  # ...is kept
+
+
+class Listener(GreedyBot):
+    """Notes every event it hears, and how many it had heard each time it was asked."""
+
+    def __init__(self) -> None:
+        self.heard: list[object] = []
+        self.asked_after: list[int] = []
+
+    def on_event(self, event) -> None:
+        self.heard.append(event)
+
+    def choose(self, view: View) -> Move:
+        self.asked_after.append(len(self.heard))
+        return super().choose(view)
+
+
+async def test_bots_in_this_process_hear_every_event_of_theirs_before_they_are_asked():
+    match = Match(3, Rules(threshold=40), seed=5)
+    listeners = [Listener(), Listener(), Listener()]
+    seen: list[int] = []  # how long the log was each time seat 0 was asked
+    first = listeners[0]
+    choose = first.choose
+
+    def choose_and_note(view: View) -> Move:
+        seen.append(len(match.log))
+        return choose(view)
+
+    first.choose = choose_and_note  # type: ignore[method-assign]
+    await referee_run(match, bots(*listeners))
+    assert match.over
+    for seat, listener in enumerate(listeners):
+        assert listener.heard == [e.seen_by(seat) for e in match.log]  # all, in order, own copy
+    assert first.asked_after == seen  # when asked, it had heard everything so far
