@@ -33,8 +33,11 @@ typecheck: $(STAMP)
 	cd $(TYPED) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
 		--cache-dir $(CURDIR)/.mypy_cache
 
+# Three test processes (pytest-xdist): most tests wait on real processes, sockets and
+# terminals rather than compute, so three share two cores well. JOBS=1 runs them in one.
+JOBS ?= 3
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(JOBS)
 
 # Line coverage of the whole suite, subprocesses and worker processes included
 # (configured in pyproject.toml), summed per subpackage. Slower than `unit`.

@@ -55,12 +55,13 @@ class Thinker(Watcher):
 
 
 class Raiser(Watcher):
-    """Raises on its second move of every match."""
+    """Raises on its first move (a seat always moves before anyone may declare: a later
+    move might never come, in a round another player ends)."""
 
     name = "raiser"
 
     def choose(self, view: BotView) -> Move:
-        if self.views == 1:
+        if self.views == 0:
             self.views += 1
             raise ZeroDivisionError("planted: division by zero in choose")
         return super().choose(view)
@@ -90,12 +91,12 @@ class Slowpoke(Watcher):
 
 
 class Cheater(Watcher):
-    """Discards a card it does not hold on its second move of a match."""
+    """Discards a card it does not hold on its first move (as ``Raiser``, for the same reason)."""
 
     name = "cheater"
 
     def choose(self, view: BotView) -> Move:
-        if self.views == 1:
+        if self.views == 0:
             self.views += 1
             return Play.of(
                 [c for c in ("AS", "AH", "AD", "AC") if c not in map(str, view.hand)][:1]

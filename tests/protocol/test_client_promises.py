@@ -31,7 +31,9 @@ def minimal(kind: str) -> dict[str, Any]:
     return {"type": kind, **{name: REQUIRED[name] for name in required}}
 
 
-OPTIONAL = [(kind, name) for kind, cls in CLIENT_TYPES.items() for name in optional_fields(cls)]
+OPTIONAL = [
+    (kind, name) for kind, cls in CLIENT_TYPES.items() for name in sorted(optional_fields(cls))
+]
 
 
 def test_every_message_type_has_optional_fields_to_check():
