@@ -330,7 +330,7 @@ def dask_figures(
 
 
 @click.command()
-@click.option("--deals", default=25, show_default=True, help="Deals (x4 rotations) per run.")
+@click.option("--deals", default=100, show_default=True, help="Deals (x4 rotations) per run.")
 @click.option(
     "--runs", default=2, show_default=True, help="Runs per worker count (the best counts)."
 )
