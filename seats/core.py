@@ -176,7 +176,7 @@ class Over(msgspec.Struct, frozen=True):
 Action = Tell | Announce | Ask | Withdraw | Verdict | Over
 
 
-class Stage(enum.Enum):
+class Phase(enum.Enum):
     DEALING = "dealing"
     """Not started: resignations wait for the deal."""
     PLAYING = "playing"
@@ -221,7 +221,7 @@ class MatchCore:
         self.banks: list[float] | None = None if clock is None else [clock.base] * match.seat_count
         """Seconds left in each seat's bank with a time control (the mover's as it was
         when asked: its deadline says when it runs out); None without one."""
-        self.stage = Stage.OVER if match.over else Stage.DEALING
+        self.phase = Phase.OVER if match.over else Phase.DEALING
         self.asking: Ask | None = None
         """The open ask: whom the core waits for, and until when."""
         self._resigning: list[tuple[int, str]] = []
@@ -234,15 +234,15 @@ class MatchCore:
 
     @property
     def over(self) -> bool:
-        return self.stage is Stage.OVER
+        return self.phase is Phase.OVER
 
     # -- inputs ----------------------------------------------------------------------
 
     def start(self, now: float) -> list[Action]:
         """Deal (unless the match was dealt already) and ask the first mover."""
-        if self.stage is not Stage.DEALING:
+        if self.phase is not Phase.DEALING:
             return []
-        self.stage = Stage.PLAYING
+        self.phase = Phase.PLAYING
         match = self.match
         out: list[Action] = []
         if not match.started:
@@ -315,11 +315,11 @@ class MatchCore:
         match = self.match
         if not 0 <= seat < match.seat_count:
             return []
-        if self.stage is Stage.DEALING:
+        if self.phase is Phase.DEALING:
             if all(s != seat for s, _ in self._resigning):
                 self._resigning.append((seat, reason))
             return []
-        if self.stage is Stage.OVER or not match.active[seat]:
+        if self.phase is Phase.OVER or not match.active[seat]:
             return []
         events = match.resign(seat, reason)
         out: list[Action] = []
@@ -373,7 +373,7 @@ class MatchCore:
     def _next_turn(self, out: list[Action], now: float) -> list[Action]:
         match = self.match
         if match.over:
-            self.stage = Stage.OVER
+            self.phase = Phase.OVER
             out.append(Over())
             return out
         mover = match.to_move

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from .config import TournamentConfig
 from .per_deal import SprtRun
-from .stats import Standing, Tally
+from .stats import EntrantStanding, Tally
 
 SCHEMA = "leastscore.standings/1"
 COLOURS = (
@@ -79,7 +79,7 @@ class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     matches_played: int
     matches_aborted: int
     complete: bool
-    standings: list[Standing]
+    standings: list[EntrantStanding]
     crosstable: dict[str, dict[str, Meeting]]
     interval_unit: Literal["deal", "match"] = "match"
     """What the win-rate intervals count as one unit: a deal (all its rotations, the
@@ -105,7 +105,7 @@ class StageReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     matches: int
     rule: str | None
     """The cut, in words (None after the last stage)."""
-    standings: list[Standing]
+    standings: list[EntrantStanding]
     kept: list[str]
     """Who went on, best first."""
     cut: list[CutNote]
@@ -282,14 +282,14 @@ def _fixed(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _faults(s: Standing, config: TournamentConfig) -> str:
+def _faults(s: EntrantStanding, config: TournamentConfig) -> str:
     first = s.timeouts if config.time_control is None else s.lost_on_time
     counts = (first, s.illegal, s.crashes, s.forfeits)
     text = "-" if not any(counts) else "/".join(map(str, counts))
     return text + "".join(f" {kind}×{n}" for kind, n in s.faults.items())
 
 
-def _limits_gone_over(s: Standing) -> str:
+def _limits_gone_over(s: EntrantStanding) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in s.faults.items()) or "-"
 
 

@@ -27,7 +27,7 @@ from .config import Stage, TournamentConfig
 from .deals import derive
 from .results import MatchResult
 from .schedule import Schedule
-from .stats import Standing, Tally
+from .stats import EntrantStanding, Tally
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -289,7 +289,7 @@ def stage_report(outcome: StageOutcome) -> report.StageReport:
         rule = f"the best {stage.keep} go on"
     elif stage.below is not None:
         rule = f"cut when the 95 % win-rate interval lies wholly below {stage.below:g}"
-    standings: list[Standing] = outcome.tally.standings()
+    standings: list[EntrantStanding] = outcome.tally.standings()
     return report.StageReport(
         number=outcome.number,
         kind=stage.kind,

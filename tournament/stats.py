@@ -56,7 +56,7 @@ class Rating(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """mu - 3 sigma: a conservative estimate, what the table is sorted by."""
 
 
-class Standing(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class EntrantStanding(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rank: int
     bot: str
     matches: int
@@ -237,14 +237,14 @@ class Tally:
         r = self._ratings[name]
         return Rating(round(r.mu, 3), round(r.sigma, 3), round(r.ordinal(), 3))
 
-    def standings(self) -> list[Standing]:
+    def standings(self) -> list[EntrantStanding]:
         rows = []
         for name in self.names:
             r = self._records[name]
             n = r.matches
             low, high = self.win_rate_interval(name)
             rows.append(
-                Standing(
+                EntrantStanding(
                     rank=0,
                     bot=name,
                     matches=n,

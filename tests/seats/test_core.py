@@ -29,8 +29,8 @@ from leastscore.seats.core import (
     Ask,
     MatchCore,
     Over,
+    Phase,
     Policy,
-    Stage,
     Tell,
     TooLate,
     Verdict,
@@ -266,7 +266,7 @@ def test_once_the_match_is_over_nothing_more_is_asked():
     assert kinds(actions) == [Withdraw, Tell, Over]
     assert actions[0] == Withdraw(ask)
     assert isinstance(told(actions)[-1], MatchEnded)
-    assert core.over and core.stage is Stage.OVER and core.asking is None
+    assert core.over and core.phase is Phase.OVER and core.asking is None
     assert core.match.standings[0].seat == ask.seat
     # the mover's move, its timer, a crash, a replacement, a resignation: all too late
     assert core.moved(ask.seat, legal(core, ask.seat), 3.0) == []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 from leastscore.tournament.report import Format, StandingsDocument, json_schema
-from leastscore.tournament.stats import Rating, Standing
+from leastscore.tournament.stats import EntrantStanding, Rating
 
 from .helpers import bots, program, tournament
 
@@ -27,7 +27,7 @@ def documented() -> tuple[list[str], list[str]]:
 def test_the_documentation_names_every_field():
     top, per_entrant = documented()
     assert top == list(StandingsDocument.__struct_fields__)
-    assert per_entrant == list(Standing.__struct_fields__)
+    assert per_entrant == list(EntrantStanding.__struct_fields__)
     text = DOC.read_text()
     for name in Format.__struct_fields__ + Rating.__struct_fields__:
         assert f"`{name}`" in text, name
