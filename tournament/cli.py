@@ -349,13 +349,13 @@ def run_tournament(
     from .ready import NotReady
 
     err = Console(stderr=True)
-    if config.stages:
-        from .stages import run_contest
+    if config.stages and web is not None:
+        raise click.UsageError("--web follows a tournament without stages")
+    what = "contest" if config.stages else "tournament"
+    try:
+        if config.stages:
+            from .stages import run_contest
 
-        if web is not None:
-            raise click.UsageError("--web follows a tournament without stages")
-
-        try:
             return run_contest(
                 config,
                 store,
@@ -366,11 +366,6 @@ def run_tournament(
                 quiet=quiet,
                 err=err,
             )
-        except NotReady:
-            raise
-        except (OSError, RuntimeError, ValueError) as e:
-            raise click.ClickException(f"the contest stopped: {e}") from None
-    try:
         played = play_live(
             config,
             store,
@@ -384,7 +379,7 @@ def run_tournament(
     except NotReady:
         raise
     except (OSError, RuntimeError, ValueError) as e:
-        raise click.ClickException(f"the tournament stopped: {e}") from None
+        raise click.ClickException(f"the {what} stopped: {e}") from None
     tally, sprt = played.tally, played.sprt
     if store is not None:
         write_reports(config, store, played)
