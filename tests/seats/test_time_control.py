@@ -25,6 +25,8 @@ from leastscore.seats.core import (
     Withdraw,
 )
 
+from .test_core import kinds, only_ask, told
+
 PER_MOVE = 0.5
 """The per-move limit the cores are given: a time control must not apply it."""
 
@@ -45,19 +47,6 @@ def core_of(
         time_control=TimeControl(base, increment),
     )
     return MatchCore(match, time_limit=lambda seat: PER_MOVE, policy=policy)
-
-
-def kinds(actions: list[Action]) -> list[type]:
-    return [type(a) for a in actions]
-
-
-def told(actions: list[Action]) -> list[object]:
-    return [e for a in actions if isinstance(a, Tell) for e in a.events]
-
-
-def only_ask(actions: list[Action]) -> Ask:
-    (ask,) = [a for a in actions if isinstance(a, Ask)]
-    return ask
 
 
 def play_out(
