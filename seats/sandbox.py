@@ -181,6 +181,11 @@ class Containment:
         own = os.path.abspath(folder or os.getcwd())
         wrapped = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         wrapped += ["--tmpfs", "/tmp"]
+        # The Python and the SDK a program runs on stay in view, read-only, even under
+        # /tmp (a checkout there); hidden folders inside them are hidden again below.
+        for path in _runtime():
+            if _under(path, "/tmp"):
+                wrapped += ["--ro-bind", path, path]
         for path in self.hidden:
             if path != own and not own.startswith(path.rstrip("/") + "/"):
                 wrapped += ["--tmpfs", path]
@@ -521,3 +526,23 @@ async def spawn(
         assert not isinstance(stderr, int | None)
         jail.keep_stderr(stderr, containment.limits.stderr_kb * 1024)
     return jail
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+@functools.cache
+def _runtime() -> tuple[str, ...]:
+    """The folders a program needs from the runner's installation: its Python
+    environment and the SDK's packages (separate folders in an editable install)."""
+    import importlib.util
+    import sys
+
+    found = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    for name in ("leastscore", "leastscore.game", "leastscore.protocol", "leastscore.seats",
+                 "leastscore.bots"):  # fmt: skip
+        spec = importlib.util.find_spec(name)
+        for where in (spec.submodule_search_locations or []) if spec is not None else []:
+            found.add(os.path.realpath(where))
+    return tuple(sorted(found))

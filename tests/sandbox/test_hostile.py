@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sys
 import uuid
@@ -62,7 +63,9 @@ def contest(tmp_path: Path, *args: str, sandbox: str = "auto", name: str = "run"
     """greedy, greedy and the hostile program, heads-up, one deal (six matches)."""
     home = tmp_path / "h"
     home.mkdir(exist_ok=True)
-    spec = f'cmd:"{sys.executable}" {HOSTILE} {" ".join(args)}'
+    program = home / HOSTILE.name  # in its own folder: all a sandboxed program sees of ours
+    shutil.copy(HOSTILE, program)
+    spec = f'cmd:"{sys.executable}" {program} {" ".join(args)}'
     out = tmp_path / name
     done = subprocess_run(
         tmp_path,
