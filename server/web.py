@@ -196,20 +196,19 @@ def make_app(server: Server) -> web.Application:
     return app
 
 
-class WebView:
-    """The web edge of a running server, started and stopped with it."""
+class WebSite:
+    """An aiohttp application served on HOST:PORT (port 0: a free one, known once
+    started) for as long as what it shows runs."""
 
-    def __init__(self, server: Server, host: str, port: int) -> None:
-        self.server = server
+    def __init__(self, host: str, port: int) -> None:
         self.host = host
         self.port = port
         self.runner: web.AppRunner | None = None
 
-    async def start(self) -> None:
-        self.runner = web.AppRunner(make_app(self.server), access_log=None)
+    async def serve(self, app: web.Application) -> None:
+        self.runner = web.AppRunner(app, access_log=None)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port)
-        await site.start()
+        await web.TCPSite(self.runner, self.host, self.port).start()
         if self.port == 0:
             self.port = int(self.runner.addresses[0][1])
 
@@ -220,3 +219,14 @@ class WebView:
     @property
     def address(self) -> str:
         return f"http://{self.host}:{self.port}/"
+
+
+class WebView(WebSite):
+    """The web edge of a running server, started and stopped with it."""
+
+    def __init__(self, server: Server, host: str, port: int) -> None:
+        super().__init__(host, port)
+        self.server = server
+
+    async def start(self) -> None:
+        await self.serve(make_app(self.server))

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
+from leastscore.server.web import WebSite
 
 from . import report
 
@@ -39,31 +40,18 @@ class Clock:
         return report.Progress(counted, self.scheduled, elapsed, eta)
 
 
-class TournamentView:
+class TournamentView(WebSite):
     """The web edge of a running tournament."""
 
     def __init__(self, host: str, port: int, page: Page, standings: Standings) -> None:
-        self.host, self.port = host, port
+        super().__init__(host, port)
         self.page, self.standings = page, standings
-        self.runner: web.AppRunner | None = None
 
     async def start(self) -> None:
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/standings.json", self._standings)
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, self.host, self.port).start()
-        if self.port == 0:
-            self.port = int(self.runner.addresses[0][1])
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-
-    @property
-    def address(self) -> str:
-        return f"http://{self.host}:{self.port}/"
+        await self.serve(app)
 
     async def _page(self, request: web.Request) -> web.Response:
         return web.Response(text=self.page(), content_type="text/html")
