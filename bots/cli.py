@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import click
 from leastscore.protocol.address import parse_address
 
+from .check import CheckSettings
 from .scaffold import LANGUAGES
 
 if TYPE_CHECKING:
@@ -155,43 +156,57 @@ def new(name: str, lang: str, parent: Path) -> None:
 @bot.command()
 @click.argument("command")
 @click.option(
-    "--matches", default=3, show_default=True, type=click.IntRange(1), help="Matches to play."
+    "--matches",
+    default=CheckSettings.matches,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Matches to play.",
 )
 @click.option(
-    "--seats", default=3, show_default=True, type=click.IntRange(2, 8), help="Players per match."
+    "--seats",
+    default=CheckSettings.seats,
+    show_default=True,
+    type=click.IntRange(2, 8),
+    help="Players per match.",
 )
 @click.option(
     "--against",
-    default="greedy,random",
+    default=",".join(CheckSettings.opponents),
     show_default=True,
     metavar="LEVEL,...",
     help="Built-in opponents, in turn.",
 )
 @click.option(
     "--threshold",
-    default=50,
+    default=CheckSettings.threshold,
     show_default=True,
     type=click.IntRange(1),
     help="A player above this many points is out.",
 )
 @click.option(
-    "--move-time", default=5.0, show_default=True, type=click.FloatRange(min=0.05), help="Seconds."
+    "--move-time",
+    default=CheckSettings.move_time,
+    show_default=True,
+    type=click.FloatRange(min=0.05),
+    help="Seconds.",
 )
 @click.option(
     "--budget",
-    default=1.0,
+    default=CheckSettings.budget,
     show_default=True,
     type=click.FloatRange(min=0.0),
     help="Moves slower than this many seconds are reported.",
 )
 @click.option(
     "--startup-time",
-    default=10.0,
+    default=CheckSettings.startup_time,
     show_default=True,
     type=click.FloatRange(min=0.1),
     help="Seconds the program has to start and say hello.",
 )
-@click.option("--seed", default=1, show_default=True, type=int, help="Deal from this seed.")
+@click.option(
+    "--seed", default=CheckSettings.seed, show_default=True, type=int, help="Deal from this seed."
+)
 @click.option(
     "--trace",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -200,7 +215,7 @@ def new(name: str, lang: str, parent: Path) -> None:
 @click.option(
     "--sandbox",
     type=click.Choice(["auto", "bwrap", "limits", "none"]),
-    default="auto",
+    default=CheckSettings.sandbox,
     show_default=True,
     help="Contain the program as a tournament does (see TOURNAMENTS.md).",
 )
@@ -223,7 +238,7 @@ def check(
     version, plays matches against built-ins over stdin/stdout, and reports
     each problem in plain words. Exit status 0: compliant.
     """
-    from .check import CheckSettings, run_check
+    from .check import run_check
 
     settings = CheckSettings(
         matches=matches,

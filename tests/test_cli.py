@@ -115,3 +115,14 @@ def test_serve_takes_its_defaults_from_the_server_config():
     defaults = {p.name: p.default for p in serve.params}
     for flag, field in names.items():
         assert defaults[flag] == getattr(ServerConfig, field), flag
+
+
+def test_bot_check_takes_its_defaults_from_the_check_settings():
+    from leastscore.bots.check import CheckSettings
+    from leastscore.bots.cli import check
+
+    defaults = {p.name: p.default for p in check.params}
+    for flag in ("matches", "seats", "threshold", "move_time", "budget", "startup_time", "seed"):
+        assert defaults[flag] == getattr(CheckSettings, flag), flag
+    assert defaults["against"].split(",") == list(CheckSettings.opponents)
+    assert defaults["sandbox"] == CheckSettings.sandbox
