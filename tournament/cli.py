@@ -9,11 +9,16 @@ import tomllib
 from typing import TYPE_CHECKING, Any
 
 import click
+import msgspec
 from click.core import ParameterSource
 
+from .config import TournamentConfig
+
 if TYPE_CHECKING:
-    from .config import TournamentConfig
     from .store import Store
+
+SHOWN = {f.name: f.default for f in msgspec.structs.fields(TournamentConfig)}
+"""The defaults the help shows: those a tournament gets when a flag is not given."""
 
 DEFINING = (
     "bots",
@@ -73,14 +78,24 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
     type=click.Path(exists=True, dir_okay=False),
     help="A TOML file with the whole tournament; flags override it.",
 )
-@click.option("--seats", type=click.IntRange(2, 8), show_default="4", help="Players per match.")
 @click.option(
-    "--threshold", type=click.IntRange(1), show_default="100", help="Elimination threshold."
+    "--seats",
+    type=click.IntRange(2, 8),
+    show_default=str(SHOWN["seats"]),
+    help="Players per match.",
+)
+@click.option(
+    "--threshold",
+    type=click.IntRange(1),
+    show_default=str(SHOWN["rules"].threshold),
+    help="Elimination threshold.",
 )
 @click.option(
     "--rule", multiple=True, metavar="NAME=VALUE", help="A house rule, e.g. tie_loses=true."
 )
-@click.option("--deals", type=click.IntRange(1), show_default="20", help="Deals per group.")
+@click.option(
+    "--deals", type=click.IntRange(1), show_default=str(SHOWN["deals"]), help="Deals per group."
+)
 @click.option("--seed", type=click.IntRange(0), show_default="random", help="Tournament seed.")
 @click.option("--gauntlet", metavar="NAME", help="Play NAME against all the others only.")
 @click.option("--workers", type=click.IntRange(1), show_default="cores", help="Worker processes.")
@@ -100,7 +115,7 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
     "--move-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    show_default="5",
+    show_default=f"{SHOWN['move_time']:g}",
     help="Time for each move.",
 )
 @click.option(
@@ -114,20 +129,20 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
     "--startup-time",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    show_default="10",
+    show_default=f"{SHOWN['startup_time']:g}",
     help="Time for a program to start, or a remote bot to connect.",
 )
 @click.option(
     "--max-faults",
     type=click.IntRange(0),
-    show_default="5",
+    show_default=str(SHOWN["max_faults"]),
     help="Faults a bot may make in a match.",
 )
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
     "--sandbox",
     type=click.Choice(["auto", "bwrap", "limits", "none"]),
-    show_default="auto",
+    show_default=str(SHOWN["sandbox"]),
     help="How cmd: programs are contained: bubblewrap, resource limits only, or nothing; "
     "auto: bubblewrap when it works here. See TOURNAMENTS.md.",
 )
