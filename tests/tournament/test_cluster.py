@@ -78,6 +78,17 @@ def _lines(path: Path) -> int:
         return 0
 
 
+def _run_on(cluster: distributed.LocalCluster, out: Path, stderr: int) -> subprocess.Popen[bytes]:
+    """The tournament of ``DEFINITION`` on ``cluster``, started in the background."""
+    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
+    address = f"--cluster={cluster.scheduler_address}"
+    return subprocess.Popen(
+        [*command, address, "--format=json", f"--out={out}"],
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+    )
+
+
 def _wait_for_lines(process: subprocess.Popen[bytes], path: Path, count: int) -> None:
     deadline = time.monotonic() + WAIT
     while _lines(path) < count:
@@ -103,13 +114,7 @@ def test_a_worker_killed_mid_run_changes_nothing(
     with distributed.Client(cluster) as client:
         pids = client.run(os.getpid)
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
-    address = f"--cluster={cluster.scheduler_address}"
-    process = subprocess.Popen(
-        [*command, address, "--format=json", f"--out={out}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    process = _run_on(cluster, out, stderr=subprocess.PIPE)
     try:
         _wait_for_lines(process, out / "results.jsonl", 6)
         os.kill(min(pids.values()), signal.SIGKILL)  # its nanny starts another
@@ -127,13 +132,7 @@ def test_a_cluster_run_killed_resumes_to_the_same_standings(
     reference: bytes, cluster: distributed.LocalCluster, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
-    address = f"--cluster={cluster.scheduler_address}"
-    process = subprocess.Popen(
-        [*command, address, "--format=json", f"--out={out}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = _run_on(cluster, out, stderr=subprocess.DEVNULL)
     try:
         _wait_for_lines(process, out / "results.jsonl", 10)
         os.kill(process.pid, signal.SIGKILL)
@@ -141,7 +140,9 @@ def test_a_cluster_run_killed_resumes_to_the_same_standings(
         process.wait()
     stored = _lines(out / "results.jsonl")
     assert 10 <= stored < MATCHES
-    again = tournament("--resume", str(out), address, "--format=json")
+    again = tournament(
+        "--resume", str(out), f"--cluster={cluster.scheduler_address}", "--format=json"
+    )
     assert again.returncode == 0, again.stderr
     assert "already played" in again.stderr
     assert (out / "standings.json").read_bytes() == reference
