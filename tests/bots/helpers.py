@@ -59,7 +59,7 @@ async def finished_matches(server: Server, count: int) -> list[str]:
     raise AssertionError(f"fewer than {count} finished matches were stored")
 
 
-async def wait_for(condition: object, timeout: float = 30) -> None:
+async def wait_for(condition: object, timeout: float = 60) -> None:
     """Poll ``condition()`` until it is true."""
     assert callable(condition)
     loop = asyncio.get_running_loop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import struct
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
@@ -40,15 +40,6 @@ async def serving(**config: Any) -> AsyncIterator[Server]:
         yield srv
     finally:
         await srv.shutdown()
-
-
-async def eventually(condition: Callable[[], bool], timeout: float = 60.0) -> None:
-    """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not condition():
-        assert loop.time() < end, "the condition never came true"
-        await asyncio.sleep(0.01)
 
 
 class Raw:

@@ -13,7 +13,8 @@ from leastscore.game import groups
 from leastscore.server import cli
 from leastscore.server.app import Server
 
-from .conftest import Raw, eventually, raw_player
+from ..bots.helpers import wait_for
+from .conftest import Raw, raw_player
 
 
 async def test_a_spectator_who_disconnects_is_forgotten(server: Server):
@@ -27,7 +28,7 @@ async def test_a_spectator_who_disconnects_is_forgotten(server: Server):
     await watcher.until("ok", id=1)
     assert len(server.lobby.players) == 2
     watcher.close()
-    await eventually(lambda: len(server.lobby.players) == 1)  # the watcher is let go
+    await wait_for(lambda: len(server.lobby.players) == 1)  # the watcher is let go
     again = await Raw.connect(server.port)
     again.send({"type": "hello", "protocol": [1], "token": welcome["token"], "id": 5})
     assert (await again.until("error", id=5))["code"] == "bad_token"
@@ -48,7 +49,7 @@ async def test_a_player_replaced_by_a_bot_is_forgotten_when_the_match_ends(serve
     assert end["type"] == "match_end"
     kinds = [msgspec.msgpack.decode(body)["type"] for body in a.received]
     assert "player_replaced" in kinds
-    await eventually(lambda: len(server.lobby.players) == 1)  # b is let go
+    await wait_for(lambda: len(server.lobby.players) == 1)  # b is let go
     again = await Raw.connect(server.port)
     again.send({"type": "hello", "protocol": [1], "token": welcome["token"], "id": 5})
     assert (await again.until("error", id=5))["code"] == "bad_token"

@@ -10,7 +10,8 @@ import pytest
 from leastscore.protocol import errors
 from leastscore.protocol import frame as framed
 
-from .conftest import Raw, eventually, serving
+from ..bots.helpers import wait_for
+from .conftest import Raw, serving
 
 
 async def still_works(client: Raw, msg_id: int) -> None:
@@ -63,7 +64,7 @@ async def test_one_address_holds_at_most_its_share_of_the_connections() -> None:
         # another machine is not held back
         await other.hello("elsewhere")
         first[0].close()  # a connection closed is a place free again
-        await eventually(lambda: len(server.connections) == 3)
+        await wait_for(lambda: len(server.connections) == 3)
         again = await Raw.connect(server.port)
         await again.hello("again")
         await still_works(again, 9)

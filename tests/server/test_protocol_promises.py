@@ -25,8 +25,9 @@ from leastscore.server.connection import WARN_EVERY, RateLimit
 
 from leastscore import protocol
 
+from ..bots.helpers import wait_for
 from ..protocol.test_client_promises import minimal, nested
-from .conftest import Raw, eventually, raw_player
+from .conftest import Raw, raw_player
 
 
 def frame(message: Any) -> bytes:
@@ -181,7 +182,7 @@ async def test_connections_over_the_limit_all_read_server_full(lingering: Server
     for sock in socks:
         received = await read_to_the_end(sock)
         assert [m["code"] for m in received] == [errors.SERVER_FULL]
-    await eventually(lambda: not lingering.closing)  # each closed once its client did
+    await wait_for(lambda: not lingering.closing)  # each closed once its client did
     first.send({"type": "ping", "id": 1})
     assert (await first.until("pong"))["id"] == 1
 
@@ -204,7 +205,7 @@ async def test_a_client_that_never_hangs_up_is_cut_after_the_linger():
         client.send({"type": "tables", "id": 1})  # hello_required: a closing error
         assert (await client.until("error"))["code"] == errors.HELLO_REQUIRED
         assert await client.closed()  # the server's side ended; ours stays open
-        await eventually(lambda: not server.closing and not server.connections)
+        await wait_for(lambda: not server.closing and not server.connections)
     finally:
         await server.shutdown()
 
@@ -383,7 +384,7 @@ async def test_the_stdio_host_speaks_the_version_agreed(tmp_path, monkeypatch):
     try:
         await seat.start()
         assert seat.version == 2
-        await eventually(got.exists, timeout=30)
+        await wait_for(got.exists, timeout=30)
     finally:
         await seat.close()
     welcome = msgspec.msgpack.decode(got.read_bytes())
