@@ -147,7 +147,8 @@ class ProgramSeat:
             raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
         loop = asyncio.get_running_loop()
         self._hello = loop.create_future()
-        self._reader_task = loop.create_task(self._read())
+        self._reader_task = None
+        self._listen(self.proc)
         try:
             hello = await asyncio.wait_for(asyncio.shield(self._hello), self.startup_time)
         except TimeoutError:
@@ -209,17 +210,19 @@ class ProgramSeat:
         running = self._jail.cpu_seconds() if self._jail is not None else 0.0
         return self.usage.cpu_seconds + running
 
-    async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        stdout = self.proc.stdout
+    def _listen(self, proc: asyncio.subprocess.Process) -> None:
+        """Hear the program's output in the callback that delivers it.
+
+        The stream reader's task would cost a future and a pass of the loop per
+        answer before the move even reached the driver: the bytes are split into
+        frames and handled here, in the pass that read them. The program's end is
+        still learned from the reader's end of the stream."""
+        assert proc.stdout is not None
         frames = FrameReader()
-        while True:
-            data = await stdout.read(65536)
-            if not data:
-                code = await self.proc.wait()
-                over = self._over(code)
-                self._fail(over or (f"exited with code {code}" if code else "closed its output"))
-                return
+
+        def received(data: bytes) -> None:
+            if self.proc is not proc or self.failure is not None:
+                return  # given up on: what it writes now means nothing
             try:
                 bodies = frames.feed(data)
             except FrameTooLarge as e:
@@ -238,6 +241,22 @@ class ProgramSeat:
                         return
                     self.problems.append(f"{e.code}: {e.message}")
                     self._write(Error(e.code, e.message, e.id))
+
+        def ended(error: BaseException | None = None) -> None:
+            if self.proc is proc and self._reader_task is None:
+                self._reader_task = asyncio.get_running_loop().create_task(self._ended(proc))
+
+        stdout = proc.stdout
+        stdout.feed_data = received  # type: ignore[method-assign]
+        stdout.feed_eof = ended  # type: ignore[method-assign]
+        stdout.set_exception = ended  # type: ignore[method-assign]
+
+    async def _ended(self, proc: asyncio.subprocess.Process) -> None:
+        """Its output closed: count how it ended once it has exited."""
+        code = await proc.wait()
+        if self.proc is proc:
+            over = self._over(code)
+            self._fail(over or (f"exited with code {code}" if code else "closed its output"))
 
     def _handle(self, message: msgspec.Struct) -> None:
         if isinstance(message, Hello):
