@@ -286,27 +286,36 @@ class ProgramSeat:
         self._write_bytes(encode(message))
 
     def _write_bytes(self, data: bytes) -> None:
-        if self.proc is None or not self.alive:
-            return
+        if self.failure is not None or self.proc is None:
+            return  # (one whose process ended unnoticed is written nothing at the flush)
         self._outbox.append(data)
         self._outbox_size += len(data)
         if self._outbox_size > GATHER_LIMIT:
             self._flush()
         elif self._gathering is None:
-            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._flush)
+            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._gathered)
+
+    def _gathered(self) -> None:
+        """The gathering time is up: write what waits (often nothing: it went with a turn)."""
+        self._gathering = None
+        self._flush()
 
     def _flush(self) -> None:
-        """Write the gathered frames now."""
-        if self._gathering is not None:
-            self._gathering.cancel()
-            self._gathering = None
-        if not self._outbox:
+        """Write the gathered frames now.
+
+        A gathering timer still running is left to run out rather than cancelled:
+        frames that come after this wait a little less than ``GATHER_TIME``, and
+        the moves of a match share one timer every ``GATHER_TIME`` instead of
+        starting and cancelling one each."""
+        outbox = self._outbox
+        if not outbox:
             return
-        data = b"".join(self._outbox)
+        data = b"".join(outbox)
+        self._outbox = []
+        self._outbox_size = 0
         if self._trace is not None and self.alive:
-            for frame in self._outbox:
+            for frame in outbox:
                 self._trace("host", frame[4:])
-        self._drop_outbox()
         proc = self.proc
         if proc is None or proc.stdin is None or not self.alive:
             return
@@ -320,7 +329,7 @@ class ProgramSeat:
             self._fail("does not read its input")
 
     def _drop_outbox(self) -> None:
-        self._outbox.clear()
+        self._outbox = []
         self._outbox_size = 0
         if self._gathering is not None:
             self._gathering.cancel()
