@@ -212,6 +212,14 @@ class BotRunner:
                 wake.set_result(None)
 
     def _note_arrival(self, m: msgspec.Struct) -> None:
+        kind = type(m)
+        if kind is Played:  # the messages of most moves: a turn over, a turn begun
+            self._latest = None
+            return
+        if kind is Turn:
+            assert isinstance(m, Turn)
+            self._latest = (self._heard_matches, m.round, m.turn, m.seat)
+            return
         if isinstance(m, Bye):
             self.host_left = True
         elif isinstance(m, MatchStarted):
@@ -277,6 +285,12 @@ class BotRunner:
                 self._lost = True
                 self.say("came in mid-match: waiting for the table's snapshot")
             return False
+        kind = type(m)
+        if kind is Played:  # the messages of most moves, the short way
+            self._call(self.bot.on_event, m)  # (nothing for the deal: see DealMemory)
+            return False
+        if kind is Turn:
+            return self.finished is None and self.tracker.my_turn
         if isinstance(m, State | MatchStarted):
             self._lost = False
         if isinstance(m, Event):
