@@ -219,16 +219,22 @@ class ProgramSeat:
         still learned from the reader's end of the stream."""
         assert proc.stdout is not None
         frames = FrameReader()
+        deaf = False  # it broke the stream: not listened to, its end counts for nothing more
+
+        def stop(why: str) -> None:
+            nonlocal deaf
+            deaf = True
+            self._fail(why)
 
         def received(data: bytes) -> None:
-            if self.proc is not proc or self.failure is not None:
-                return  # given up on: what it writes now means nothing
+            if deaf or self.proc is not proc:
+                return
             try:
                 bodies = frames.feed(data)
             except FrameTooLarge as e:
                 if self._jail is not None:
                     self._jail.count("output")
-                self._fail(f"sent an oversized frame ({e})")
+                stop(f"sent an oversized frame ({e})")
                 return
             for body in bodies:
                 if self._trace is not None:
@@ -237,19 +243,19 @@ class ProgramSeat:
                     self._handle(decode_client(body))
                 except ProtocolError as e:
                     if e.fatal:
-                        self._fail(f"broke the protocol: {e.code}: {e.message}")
+                        stop(f"broke the protocol: {e.code}: {e.message}")
                         return
                     self.problems.append(f"{e.code}: {e.message}")
                     self._write(Error(e.code, e.message, e.id))
 
         def ended(error: BaseException | None = None) -> None:
-            if self.proc is proc and self._reader_task is None:
+            if not deaf and self.proc is proc and self._reader_task is None:
                 self._reader_task = asyncio.get_running_loop().create_task(self._ended(proc))
 
         stdout = proc.stdout
-        stdout.feed_data = received  # type: ignore[method-assign]
+        stdout.feed_data = received  # type: ignore[method-assign,assignment]
         stdout.feed_eof = ended  # type: ignore[method-assign]
-        stdout.set_exception = ended  # type: ignore[method-assign]
+        stdout.set_exception = ended  # type: ignore[method-assign,assignment]
 
     async def _ended(self, proc: asyncio.subprocess.Process) -> None:
         """Its output closed: count how it ended once it has exited."""
