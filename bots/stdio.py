@@ -155,12 +155,13 @@ class StdioPlayer:
             if message is not None:  # a type this runner does not know: ignored
                 runner.feed(message)
 
-    def readable(self) -> bool:
-        """Read what is there (the caller knows there is something); False at the end."""
+    def readable(self) -> bool | None:
+        """Read what is there and hand it on: False at the end of the stream, None
+        when nothing was there after all (a stdin made non-blocking), else True."""
         try:
             data = os.read(0, 65536)
         except BlockingIOError:
-            return True
+            return None
         except OSError:
             data = b""
         self.received(data)
@@ -183,7 +184,8 @@ class StdioPlayer:
         runner.hello(self.name, CLIENT)
         try:
             while runner.handle_arrived() is None:
-                self.readable()
+                if self.readable() is None:
+                    select.select([0], [], [])  # a read does not wait: wait here
         except BotFailed as e:
             self.say(f"stopping: {e}")
             return 1
@@ -204,7 +206,7 @@ class StdioPlayer:
                     return
 
         def readable() -> None:
-            if not self.readable():
+            if self.readable() is False:
                 loop.remove_reader(0)
 
         poll: Callable[[], None] | None = self.arrived
