@@ -10,13 +10,16 @@
    of the workers and of the runner says how it would scale on idle cores,
    which a shared machine may not have.
 2. The cost per move of an external program on stdio. The same 2-seat matches
-   are played twice against ``greedy``: once by ``tests/programs/stdio_player.py``
-   (a raw protocol-v1 program) and once by an in-process bot with exactly the
-   same strategy, so both play identical moves; the difference in time is the
-   cost of the pipe, the codec and the other process (best of three passes
-   each way). Measured twice: with this process and the program on one core,
+   are played twice against ``greedy``: once by a program (``tests/programs/
+   stdio_player.py``, raw protocol-v1 frames, and ``bench/sdk_player.py``, a bot
+   on the SDK) and once by an in-process bot with exactly the same strategy, so
+   both play identical moves; the difference in time is the cost of the pipe,
+   the codec and the other process (best of three passes each way), with the
+   CPU it took on each side (the host's beyond the in-process run, the
+   program's). Measured twice: with this process and the program on one core,
    as a tournament's workers run their programs (``--affinity``, the default
-   on Linux), and free to run anywhere. Target: <= 50 us more per move.
+   on Linux), and free to run anywhere. Targets: on one core at most 4 pipe
+   round trips (measured in the same run), on any core at most 2x one core.
 3. The same fixtures as 1, played one after the other in this process (no
    pool): matches per CPU second, best of ``--runs``. This is the cost of the
    bots, the engine and the match driver around them, without the workers'
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import platform
 import resource
@@ -204,6 +208,16 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, children.ru_utime + children.ru_stime
 
 
+def cpu_of(pid: int) -> float:
+    """CPU seconds a running process has used so far (from /proc: Linux only; NaN elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
     """Seconds, all moves, and the first seat's moves over ``matches`` 2-seat matches."""
     seconds = 0.0
@@ -272,14 +286,21 @@ def stdio_cost(
         local_seat = BotSeat(LastLegal(), "program")
         program_seat = ProgramSeat([sys.executable, str(program)], "program")
         await program_seat.start()
-        piped = local = float("inf")
+        assert program_seat.proc is not None
+        pid = program_seat.proc.pid
+        piped = local = host_cpu = local_cpu = program_cpu = float("inf")
         try:
             await _play(local_seat, matches)
             await _play(program_seat, 2)
             for _ in range(rounds):
+                began, program_began = time.process_time(), cpu_of(pid)
                 seconds, moves, mine = await _play(program_seat, matches)
+                host_cpu = min(host_cpu, time.process_time() - began)
+                program_cpu = min(program_cpu, cpu_of(pid) - program_began)
                 piped = min(piped, seconds)
+                began = time.process_time()
                 seconds, moves_again, _ = await _play(local_seat, matches)
+                local_cpu = min(local_cpu, time.process_time() - began)
                 local = min(local, seconds)
                 assert moves == moves_again, "the two ways should play the same moves"
         finally:
@@ -297,6 +318,8 @@ def stdio_cost(
             "extra_us_per_move": round(1e6 * (piped - local) / moves, 1),
             "pipe_round_trip_us": pipe,
             "ratio_to_pipe": round(extra / pipe, 2),
+            "host_cpu_extra_us_per_program_move": round(1e6 * (host_cpu - local_cpu) / mine, 1),
+            "program_cpu_us_per_program_move": round(1e6 * program_cpu / mine, 1),
         }
 
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
@@ -422,6 +445,8 @@ def stdio_figures(matches: int) -> dict[str, object]:
                 f"{c['extra_us_per_program_move']} us more per move the program makes; a "
                 f"pipe round trip {c['pipe_round_trip_us']} us: {c['ratio_to_pipe']}x"
                 + (f" (target <= {PIPE_TARGET}x)" if c is one else "")
+                + f"; CPU per program move: host {c['host_cpu_extra_us_per_program_move']} us "
+                f"more than in-process, program {c['program_cpu_us_per_program_move']} us"
             )
         to_one = free["extra_us_per_program_move"] / one["extra_us_per_program_move"]
         click.echo(f"{kind}: any core / one core: {to_one:.2f}x (target <= {ANY_CORE_TARGET}x)")

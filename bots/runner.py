@@ -18,6 +18,7 @@ import queue
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -177,7 +178,10 @@ class BotRunner:
         """The host said bye: the stream is about to end, and that is no fault."""
         self.moves = self.refused = self.late = self.errors = 0
         self._ids = itertools.count(first_id)
-        self._queue: asyncio.Queue[msgspec.Struct | None] = asyncio.Queue()
+        self._inbox: deque[msgspec.Struct | None] = deque()
+        """Messages arrived and not yet handled, in order (None: the stream ended)."""
+        self._wake: asyncio.Future[None] | None = None
+        """What ``run`` waits on while the inbox is empty."""
         self._heard_matches = 0
         self._latest: TurnKey | None = None
         """The turn the host is waiting for, as of the last message that arrived."""
@@ -200,9 +204,22 @@ class BotRunner:
         """A message just arrived (None: the stream ended)."""
         if message is not None:
             self._note_arrival(message)
-        self._queue.put_nowait(message)
+        self._inbox.append(message)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     def _note_arrival(self, m: msgspec.Struct) -> None:
+        kind = type(m)
+        if kind is Played:  # the messages of most moves: a turn over, a turn begun
+            self._latest = None
+            return
+        if kind is Turn:
+            assert isinstance(m, Turn)
+            self._latest = (self._heard_matches, m.round, m.turn, m.seat)
+            return
         if isinstance(m, Bye):
             self.host_left = True
         elif isinstance(m, MatchStarted):
@@ -218,12 +235,32 @@ class BotRunner:
     async def run(self) -> str:
         """Work through the messages until the stream ends, the host says bye, or
         ``matches`` have ended; returns why. Raises ``BotFailed`` (``on_error="stop"``)."""
+        inbox = self._inbox
         while self.finished is None:
-            message = await self._queue.get()
+            if not inbox:
+                self._wake = asyncio.get_running_loop().create_future()
+                await self._wake
+                continue
+            message = inbox.popleft()
             if message is None:
                 self.finished = "the stream ended"
                 break
-            await self._handle(message)
+            if self._take(message):
+                await self._move()
+        return self.finished
+
+    def handle_arrived(self) -> str | None:
+        """Work through the messages fed so far, choosing right here on this thread:
+        the way to run a bot whose ``choose`` is plain and unthreaded without an event
+        loop. Returns why the run is over, or None while it goes on. Messages fed while
+        the bot thinks (by ``poll``) are handled after its move, in order."""
+        inbox = self._inbox
+        while inbox and self.finished is None:
+            message = inbox.popleft()
+            if message is None:
+                self.finished = "the stream ended"
+            elif self._take(message):
+                self._move_now()
         return self.finished
 
     def new_connection(self) -> None:
@@ -233,11 +270,12 @@ class BotRunner:
 
     def stop(self, why: str) -> None:
         self.finished = self.finished or why
-        self._queue.put_nowait(None)
+        self.feed(None)
 
     # -- one message ------------------------------------------------------------------
 
-    async def _handle(self, m: msgspec.Struct) -> None:
+    def _take(self, m: msgspec.Struct) -> bool:
+        """Take in one message; True when the bot is to move on it now."""
         try:
             self.tracker.apply(m, time.monotonic())
         except (IndexError, KeyError, TypeError):
@@ -246,7 +284,13 @@ class BotRunner:
             if not self._lost:
                 self._lost = True
                 self.say("came in mid-match: waiting for the table's snapshot")
-            return
+            return False
+        kind = type(m)
+        if kind is Played:  # the messages of most moves, the short way
+            self._call(self.bot.on_event, m)  # (nothing for the deal: see DealMemory)
+            return False
+        if kind is Turn:
+            return self.finished is None and self.tracker.my_turn
         if isinstance(m, State | MatchStarted):
             self._lost = False
         if isinstance(m, Event):
@@ -257,7 +301,7 @@ class BotRunner:
             self._error(m)
         elif isinstance(m, Bye):
             self.finished = f"the host said bye ({m.reason})"
-            return
+            return False
         elif isinstance(m, State):
             # A snapshot on a new connection still waiting for a move sent on an
             # old one: that move was lost with the old connection, so answer again.
@@ -266,8 +310,7 @@ class BotRunner:
                 del self._answered[key]
         elif isinstance(m, Welcome):
             self.welcome.set()
-        if self.finished is None and self.tracker.my_turn and isinstance(m, Turn | State):
-            await self._move()
+        return self.finished is None and self.tracker.my_turn and isinstance(m, Turn | State)
 
     def _event(self, event: Event) -> None:
         if isinstance(event, MatchStarted):
@@ -315,20 +358,49 @@ class BotRunner:
         return (self._match_no, t.round, t.turn, t.to_move)
 
     async def _move(self) -> None:
+        asked = self._ask()
+        if asked is None:
+            return
+        key, view, msg_id, started = asked
+        try:
+            move = await self._choose(view)
+        except Exception as e:
+            self._failed("choose", e)
+            return
+        self._answer(key, move, view, msg_id, started)
+
+    def _move_now(self) -> None:
+        """``_move`` for a plain ``choose`` thinking on this thread, with no loop."""
+        asked = self._ask()
+        if asked is None:
+            return
+        key, view, msg_id, started = asked
+        try:
+            move = self.bot.choose(view)
+            if inspect.isawaitable(move):
+                move = asyncio.run(_awaited(move))
+        except Exception as e:
+            self._failed("choose", e)
+            return
+        self._answer(key, move, view, msg_id, started)
+
+    def _ask(self) -> tuple[TurnKey, BotView, int, float] | None:
+        """Get ready to ask the bot for the move of this turn: the turn, its view, the
+        id its answer will carry and when it was asked; None when the turn needs no answer
+        (answered already, or over by what arrived since)."""
         key = self._key()
         if key in self._answered:
-            return
+            return None
         if self.poll is not None:
             self.poll()  # what arrived since: this turn may be long gone
             if self._latest != key:
-                return
+                return None
         self._answered[key] = self._connection
-        view = self.deal.view(self.tracker.view())
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        msg_id = next(self._ids)
+        return key, self.deal.view(self.tracker.view()), next(self._ids), time.monotonic()
+
+    def _answer(self, key: TurnKey, move: Any, view: BotView, msg_id: int, started: float) -> None:
+        """Send what the bot chose, unless the table moved on while it thought."""
         try:
-            move = await self._choose(view)
             message = wire_move(move, msg_id, view.round, view.turn)
         except Exception as e:
             self._failed("choose", e)
@@ -339,7 +411,7 @@ class BotRunner:
             self.late += 1
             self.say(
                 f"too slow: the move for round {view.round}, turn {view.turn + 1} took "
-                f"{loop.time() - started:.2f} s and the table had moved on without it"
+                f"{time.monotonic() - started:.2f} s and the table had moved on without it"
             )
             return
         if self.send(message) is False:
@@ -375,3 +447,7 @@ class BotRunner:
         self.say(f"the bot raised in {where}:\n{trace}")
         if self.on_error == "stop":
             raise BotFailed(f"the bot raised {type(error).__name__} in {where}: {error}")
+
+
+async def _awaited(result: Any) -> Any:
+    return await result

@@ -39,21 +39,29 @@ class FrameReader:
         Raises ``FrameTooLarge`` as soon as a length prefix over the limit is seen.
         """
         buf = self._buffer
-        buf += data
+        if type(data) is not bytes:
+            data = bytes(data)
+        if buf:  # the rest of a frame begun in an earlier read
+            buf += data
+            data = bytes(buf)
+            buf.clear()
+        # Frames are cut straight from ``data``: when reads end on frame boundaries, as
+        # they mostly do, nothing is buffered and each frame is copied once.
         frames: list[bytes] = []
         start = 0
-        end = len(buf)
+        end = len(data)
+        unpack, limit = HEADER.unpack_from, self._limit
         while end - start >= 4:
-            (size,) = HEADER.unpack_from(buf, start)
-            if size > self._limit:
-                del buf[:start]
-                raise FrameTooLarge(size, self._limit)
+            (size,) = unpack(data, start)
+            if size > limit:
+                buf += data[start:]
+                raise FrameTooLarge(size, limit)
             if end - start - 4 < size:
                 break
-            frames.append(bytes(buf[start + 4 : start + 4 + size]))
+            frames.append(data[start + 4 : start + 4 + size])
             start += 4 + size
-        if start:
-            del buf[:start]
+        if start < end:
+            buf += data[start:]
         return frames
 
     @property

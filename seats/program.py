@@ -147,7 +147,8 @@ class ProgramSeat:
             raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
         loop = asyncio.get_running_loop()
         self._hello = loop.create_future()
-        self._reader_task = loop.create_task(self._read())
+        self._reader_task = None
+        self._listen(self.proc)
         try:
             hello = await asyncio.wait_for(asyncio.shield(self._hello), self.startup_time)
         except TimeoutError:
@@ -209,23 +210,31 @@ class ProgramSeat:
         running = self._jail.cpu_seconds() if self._jail is not None else 0.0
         return self.usage.cpu_seconds + running
 
-    async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        stdout = self.proc.stdout
+    def _listen(self, proc: asyncio.subprocess.Process) -> None:
+        """Hear the program's output in the callback that delivers it.
+
+        The stream reader's task would cost a future and a pass of the loop per
+        answer before the move even reached the driver: the bytes are split into
+        frames and handled here, in the pass that read them. The program's end is
+        still learned from the reader's end of the stream."""
+        assert proc.stdout is not None
         frames = FrameReader()
-        while True:
-            data = await stdout.read(65536)
-            if not data:
-                code = await self.proc.wait()
-                over = self._over(code)
-                self._fail(over or (f"exited with code {code}" if code else "closed its output"))
+        deaf = False  # it broke the stream: not listened to, its end counts for nothing more
+
+        def stop(why: str) -> None:
+            nonlocal deaf
+            deaf = True
+            self._fail(why)
+
+        def received(data: bytes) -> None:
+            if deaf or self.proc is not proc:
                 return
             try:
                 bodies = frames.feed(data)
             except FrameTooLarge as e:
                 if self._jail is not None:
                     self._jail.count("output")
-                self._fail(f"sent an oversized frame ({e})")
+                stop(f"sent an oversized frame ({e})")
                 return
             for body in bodies:
                 if self._trace is not None:
@@ -234,10 +243,26 @@ class ProgramSeat:
                     self._handle(decode_client(body))
                 except ProtocolError as e:
                     if e.fatal:
-                        self._fail(f"broke the protocol: {e.code}: {e.message}")
+                        stop(f"broke the protocol: {e.code}: {e.message}")
                         return
                     self.problems.append(f"{e.code}: {e.message}")
                     self._write(Error(e.code, e.message, e.id))
+
+        def ended(error: BaseException | None = None) -> None:
+            if not deaf and self.proc is proc and self._reader_task is None:
+                self._reader_task = asyncio.get_running_loop().create_task(self._ended(proc))
+
+        stdout = proc.stdout
+        stdout.feed_data = received  # type: ignore[method-assign,assignment]
+        stdout.feed_eof = ended  # type: ignore[method-assign]
+        stdout.set_exception = ended  # type: ignore[method-assign,assignment]
+
+    async def _ended(self, proc: asyncio.subprocess.Process) -> None:
+        """Its output closed: count how it ended once it has exited."""
+        code = await proc.wait()
+        if self.proc is proc:
+            over = self._over(code)
+            self._fail(over or (f"exited with code {code}" if code else "closed its output"))
 
     def _handle(self, message: msgspec.Struct) -> None:
         if isinstance(message, Hello):
@@ -267,27 +292,36 @@ class ProgramSeat:
         self._write_bytes(encode(message))
 
     def _write_bytes(self, data: bytes) -> None:
-        if self.proc is None or not self.alive:
-            return
+        if self.failure is not None or self.proc is None:
+            return  # (one whose process ended unnoticed is written nothing at the flush)
         self._outbox.append(data)
         self._outbox_size += len(data)
         if self._outbox_size > GATHER_LIMIT:
             self._flush()
         elif self._gathering is None:
-            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._flush)
+            self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._gathered)
+
+    def _gathered(self) -> None:
+        """The gathering time is up: write what waits (often nothing: it went with a turn)."""
+        self._gathering = None
+        self._flush()
 
     def _flush(self) -> None:
-        """Write the gathered frames now."""
-        if self._gathering is not None:
-            self._gathering.cancel()
-            self._gathering = None
-        if not self._outbox:
+        """Write the gathered frames now.
+
+        A gathering timer still running is left to run out rather than cancelled:
+        frames that come after this wait a little less than ``GATHER_TIME``, and
+        the moves of a match share one timer every ``GATHER_TIME`` instead of
+        starting and cancelling one each."""
+        outbox = self._outbox
+        if not outbox:
             return
-        data = b"".join(self._outbox)
+        data = b"".join(outbox)
+        self._outbox = []
+        self._outbox_size = 0
         if self._trace is not None and self.alive:
-            for frame in self._outbox:
+            for frame in outbox:
                 self._trace("host", frame[4:])
-        self._drop_outbox()
         proc = self.proc
         if proc is None or proc.stdin is None or not self.alive:
             return
@@ -301,7 +335,7 @@ class ProgramSeat:
             self._fail("does not read its input")
 
     def _drop_outbox(self) -> None:
-        self._outbox.clear()
+        self._outbox = []
         self._outbox_size = 0
         if self._gathering is not None:
             self._gathering.cancel()

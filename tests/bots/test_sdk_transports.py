@@ -66,10 +66,12 @@ async def test_in_process_faults_get_the_automatic_move() -> None:
 # -- stdio ------------------------------------------------------------------------------
 
 
-async def test_stdio_whole_matches_in_one_program(tmp_path) -> None:
-    """Two matches at different seats; the bot prints, and the stream survives."""
+@pytest.mark.parametrize("cls", ["Watcher", "Thinker", "HeavyWatcher"])
+async def test_stdio_whole_matches_in_one_program(tmp_path, cls: str) -> None:
+    """Two matches at different seats; the bot prints, and the stream survives. A plain
+    bot plays with no event loop, an async or ``heavy`` one on the loop: the same."""
     with open(tmp_path / "stderr", "wb") as stderr:
-        seat = ProgramSeat(run_command("Watcher", "--stdio"), "watcher", stderr=stderr)
+        seat = ProgramSeat(run_command(cls, "--stdio"), cls, stderr=stderr)
         await seat.start()
         for number, index in ((1, 0), (2, 1)):
             seats = [BotSeat(GreedyBot()), BotSeat(GreedyBot())]
@@ -122,7 +124,8 @@ async def test_stdio_a_bot_that_raises_crashes_and_is_restarted(tmp_path) -> Non
     assert "ZeroDivisionError: planted" in said and "exited with code 1" in problems[0]
 
 
-async def test_stdio_a_move_after_the_deadline_is_dropped_not_sent(tmp_path) -> None:
+@pytest.mark.parametrize("cls", ["Hanger", "HeavyHanger"])
+async def test_stdio_a_move_after_the_deadline_is_dropped_not_sent(tmp_path, cls: str) -> None:
     # The late answer comes 2 s into a 0.5 s turn: the bot says so and keeps it. Every
     # other turn has a minute: a move answered on the last millisecond of its turn would
     # cross the host's timeout on the way, which no bot can help.
@@ -131,9 +134,7 @@ async def test_stdio_a_move_after_the_deadline_is_dropped_not_sent(tmp_path) -> 
     def limit(seat: int) -> float:
         return 0.5 if seat == 0 and next(program_turns) == 2 else 60.0
 
-    faults, _, problems, said = await play_stdio(
-        tmp_path, "Hanger", limit=limit, until_said="too slow"
-    )
+    faults, _, problems, said = await play_stdio(tmp_path, cls, limit=limit, until_said="too slow")
     assert faults.timeouts >= 1
     assert "too slow" in said
     assert not any("not its turn" in p for p in problems), problems

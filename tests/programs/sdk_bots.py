@@ -79,6 +79,20 @@ class Hanger(Watcher):
         return super().choose(view)
 
 
+class HeavyWatcher(Watcher):
+    """The same play, on a thread of its own (and the runner on an event loop)."""
+
+    name = "heavy-watcher"
+    heavy = True
+
+
+class HeavyHanger(Hanger):
+    """Hangs as ``Hanger`` does, thinking on a thread of its own."""
+
+    name = "heavy-hanger"
+    heavy = True
+
+
 class Slowpoke(Watcher):
     """In time, but slow: its second and third moves of a match take 0.3 s."""
 

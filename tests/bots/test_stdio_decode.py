@@ -1,0 +1,83 @@
+"""The SDK's stdio loop decodes a host's frames in one pass, and says exactly what
+``decode_server`` says about every frame, good or bad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from leastscore.bots.stdio import decode
+from leastscore.protocol import ProtocolError, decode_server
+from leastscore.protocol.messages import SERVER_TYPES
+from leastscore.protocol.vectorgen import shipped
+
+SERVER_VECTORS = [
+    m
+    for m in msgspec.json.decode((shipped() / "messages.json").read_bytes())["messages"]
+    if m["from"] == "server"
+]
+
+
+def outcome(decoder: Any, body: bytes) -> tuple[str, object]:
+    try:
+        return "message", decoder(body)
+    except ProtocolError as e:
+        return "refused", (e.code, e.message, e.id)
+
+
+@pytest.mark.parametrize("entry", SERVER_VECTORS, ids=[m["name"] for m in SERVER_VECTORS])
+def test_every_server_vector_decodes_as_decode_server_has_it(entry: dict[str, Any]) -> None:
+    body = bytes.fromhex(entry["frame"])[4:]
+    got = decode(body)
+    assert got is not None
+    assert got == decode_server(body)
+    assert type(got) is SERVER_TYPES[entry["message"]["type"]]
+
+
+BAD = {
+    "not msgpack": b"\xc1",
+    "a list": msgspec.msgpack.encode([1, 2]),
+    "no type": msgspec.msgpack.encode({"id": 1}),
+    "a type that is not a string": msgspec.msgpack.encode({"type": 3}),
+    "an unknown type": msgspec.msgpack.encode({"type": "from_the_future", "x": 1}),
+    "an id that is not an integer": msgspec.msgpack.encode({"type": "ok", "id": "1"}),
+    "a field of the wrong type": msgspec.msgpack.encode({"type": "turn", "seat": "me"}),
+    "a missing field": msgspec.msgpack.encode({"type": "error"}),
+    "an extension type": msgspec.msgpack.encode(
+        {"type": "bye", "reason": msgspec.msgpack.Ext(1, b"x")}
+    ),
+    "trailing bytes": msgspec.msgpack.encode({"type": "ok"}) + b"\x00",
+}
+
+
+@pytest.mark.parametrize("body", BAD.values(), ids=BAD.keys())
+def test_a_bad_frame_gets_the_same_answer(body: bytes) -> None:
+    assert outcome(decode, body) == outcome(decode_server, body)
+
+
+values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what MessagePack holds
+    | st.text(max_size=5)
+    | st.floats(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=6,
+)
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    kind=st.sampled_from(sorted(SERVER_TYPES)),
+    fields=st.dictionaries(
+        st.sampled_from(["id", "seat", "round", "turn", "reason", "open", "hand", "scores"]),
+        values,
+        max_size=4,
+    ),
+)
+def test_any_frame_of_a_server_type_gets_the_same_answer(kind: str, fields: dict[str, Any]) -> None:
+    body = msgspec.msgpack.encode({"type": kind, **fields})
+    assert outcome(decode, body) == outcome(decode_server, body)
