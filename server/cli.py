@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import socket
 import sys
@@ -229,7 +230,15 @@ async def _serve(
         "event loop %s; matches saved to %s", loop_name, config.db or "nowhere"
     )
     sys.stdout.flush()
+    collect_less()
     await server.serve_forever()
+
+
+def collect_less() -> None:
+    """Freeze what the server imported and built to start (some 40,000 objects) out of
+    the garbage collector's reach: it is there for the life of the process, and every
+    full collection walked it again, with every connection waiting."""
+    gc.freeze()
 
 
 @click.command()
