@@ -365,6 +365,8 @@ class Table:
     def _watchers_see(self, events: list[Event]) -> None:
         if self.recording is not None:
             self.recording.add(events)
+        if not self.spectators and not self.onlookers:
+            return  # nobody watches (a table of players, as most are): no copies to cut
         seen = [event.seen_by(None) for event in events]
         for player in self.spectators:
             if player.connected:
