@@ -222,6 +222,8 @@ class MatchCore:
         """Seconds left in each seat's bank with a time control (the mover's as it was
         when asked: its deadline says when it runs out); None without one."""
         self.phase = Phase.OVER if match.over else Phase.DEALING
+        self._accepted = [Verdict(seat, None) for seat in range(match.seat_count)]
+        """Each seat's verdict on a move accepted (the same every time: made once)."""
         self.asking: Ask | None = None
         """The open ask: whom the core waits for, and until when."""
         self._resigning: list[tuple[int, str]] = []
@@ -274,8 +276,10 @@ class MatchCore:
                 return self._ask_again(ask, out, now)
             self._stop_clock(ask, now)
             return self._auto(seat, out, now)
-        self._stop_clock(ask, now)
-        return self._played(seat, events, [Verdict(seat, None)], now)
+        if self.banks is not None:
+            self._stop_clock(ask, now)
+        out = [self._accepted[seat], self._tell(events)]
+        return self._next_turn(out, now)  # no new fault: no forfeit to weigh
 
     def failed(self, seat: int, now: float) -> list[Action]:
         """``seat`` crashed or went away while it was asked."""
@@ -336,6 +340,8 @@ class MatchCore:
 
     def _tell(self, events: list[Event]) -> Tell:
         n = self.match.seat_count
+        if len(events) == 1:  # most moves
+            return Tell(events, [events[0].seen_by_all(n)])
         return Tell(events, [e.seen_by_all(n) for e in events])
 
     def _stop_clock(self, ask: Ask, now: float) -> None:
