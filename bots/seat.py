@@ -34,6 +34,8 @@ class BotSeat:
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""
         self._is_async = inspect.iscoroutinefunction(bot.choose)
+        self._listens = type(bot).on_event is not Bot.on_event
+        """False when the bot does not look at events (only the seat's deal memory does)."""
         self._deal = DealMemory()
         self._thinking: list[Event] | None = None
         """Events that came while the bot was away choosing: the bot that comes back
@@ -41,6 +43,13 @@ class BotSeat:
 
     def send(self, events: Sequence[Event]) -> None:
         deal, bot, thinking = self._deal, self.bot, self._thinking
+        if thinking is None and not self._listens:
+            for event in events:
+                if type(event) is not Played:  # a play changes nothing for the deal
+                    deal.on_event(event)
+                    if isinstance(event, MatchStarted):
+                        bot.reset()
+            return
         for event in events:
             if type(event) is not Played:  # most events: nothing for the deal or a reset
                 deal.on_event(event)
