@@ -75,6 +75,8 @@ class MatchDriver:
         self._unheard: list[list[Event] | None] = [None for _ in seats]
         """Events not yet told to each ``immediate`` seat: it hears them when it is next
         asked, when it leaves its seat and when the match is over, in one call."""
+        self._hearers: list[tuple[list[Event], int]] = []
+        """The ``immediate`` seats' lists of ``_unheard`` events, with their seats."""
         self._seated()
         self._on_events = on_events
         self._on_turn = on_turn
@@ -191,11 +193,10 @@ class MatchDriver:
         seats = self.seats
         for i in self._told_now:
             seats[i].send(tell.for_seat(i))
-        unheard = self._unheard
+        hearers = self._hearers
         for copy in tell.copies:
-            for i, later in enumerate(unheard):
-                if later is not None:
-                    later.append(copy[i])
+            for later, i in hearers:
+                later.append(copy[i])
         if self._on_events is not None:
             self._on_events(tell.events)
 
@@ -203,8 +204,9 @@ class MatchDriver:
         """Tell an ``immediate`` seat the events it has not heard yet."""
         unheard = self._unheard[index]
         if unheard:
-            self._unheard[index] = []
-            self.seats[index].send(unheard)
+            events = unheard.copy()
+            unheard.clear()  # the same list: ``_hearers`` holds it
+            self.seats[index].send(events)
 
     def _announce(self, turn: Announce) -> None:
         mover, limit, mover_view = turn.mover, turn.time_limit, turn.view
@@ -233,9 +235,9 @@ class MatchDriver:
             try:
                 move = choose_now(ask.view, ask.time_limit)
             except SeatFailed:
-                self._do(self.core.failed(index, loop.time()))
+                self._todo += self.core.failed(index, loop.time())
                 return
-            self._do(self.core.moved(index, move, loop.time()))
+            self._todo += self.core.moved(index, move, loop.time())  # carried out next
             return
         try:
             waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
@@ -300,6 +302,7 @@ class MatchDriver:
             (unheard or []) if c is not None else None
             for unheard, c in zip(self._unheard, now, strict=True)
         ]
+        self._hearers = [(later, i) for i, later in enumerate(self._unheard) if later is not None]
 
     # -- changes from outside -----------------------------------------------------------
 
