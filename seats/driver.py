@@ -82,14 +82,6 @@ class MatchDriver:
         self._on_turn = on_turn
         self._views = [partial(match.view, i) for i in range(match.seat_count)]
         """What builds each seat's view, when it is told of another seat's turn."""
-        self._performers: dict[type, Callable[[Any], None]] = {
-            Tell: self._tell,
-            Announce: self._announce,
-            Ask: self._ask,
-            Verdict: self._verdict,
-            Withdraw: self._withdraw,
-            Over: self._over,
-        }
         self._todo: deque[Action] = deque()
         self._busy = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -152,11 +144,11 @@ class MatchDriver:
         if self._busy:
             return
         self._busy = True
-        perform = self._performers
+        perform = _PERFORMERS
         try:
             while todo:
                 action = todo.popleft()
-                perform[type(action)](action)
+                perform[type(action)](self, action)
         except Exception as e:
             todo.clear()
             done = self._done
@@ -318,3 +310,16 @@ class MatchDriver:
         """Take a seat out of the match now (before the deal: right after it)."""
         if not self._stopped:
             self._do(self.core.resigned(index, reason, self._time()))
+
+
+_PERFORMERS: dict[type, Callable[[MatchDriver, Any], None]] = {
+    Tell: MatchDriver._tell,
+    Announce: MatchDriver._announce,
+    Ask: MatchDriver._ask,
+    Verdict: MatchDriver._verdict,
+    Withdraw: MatchDriver._withdraw,
+    Over: MatchDriver._over,
+}
+"""How the driver carries out each kind of action: plain functions, not a table of
+bound methods per driver, which would make every driver a reference cycle that only
+the cyclic garbage collector frees (with its match, its log and its seats)."""
