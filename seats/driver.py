@@ -18,7 +18,7 @@ from typing import Any, cast
 from leastscore.game import Event, Match, Move, View
 
 from .core import Action, Announce, Ask, Faults, MatchCore, Over, Policy, Tell, Verdict, Withdraw
-from .seat import AnswersNow, Seat, SeatFailed
+from .seat import AnswersLater, AnswersNow, Seat, SeatFailed
 
 SLICE = 0.01
 """Seconds of moves answered at once (``Seat.immediate``) after which the event loop
@@ -88,6 +88,8 @@ class MatchDriver:
         self._done: asyncio.Future[None] | None = None
         self._stopped = False
         self._waiting: asyncio.Future[Move] | None = None
+        self._listening: AnswersLater | None = None
+        """The seat asked to call back with its move (``AnswersLater``), if one is."""
         self._waiting_for: Ask | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
@@ -127,10 +129,16 @@ class MatchDriver:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        waiting = self._waiting
-        self._waiting = self._waiting_for = None
+        self._stop_waiting()
+
+    def _stop_waiting(self) -> None:
+        """Stop waiting for the open ask's answer (a future, or a seat's call)."""
+        waiting, listening = self._waiting, self._listening
+        self._waiting = self._waiting_for = self._listening = None
         if waiting is not None:
             waiting.cancel()
+        if listening is not None:
+            listening.unlisten()
 
     def _time(self) -> float:
         return (self._loop or asyncio.get_running_loop()).time()
@@ -165,10 +173,7 @@ class MatchDriver:
 
     def _withdraw(self, withdraw: Withdraw) -> None:
         if self._waiting_for is withdraw.ask:
-            waiting = self._waiting
-            self._waiting = self._waiting_for = None
-            if waiting is not None:
-                waiting.cancel()
+            self._stop_waiting()
 
     def _over(self, over: Over) -> None:
         if self._timer is not None:
@@ -231,14 +236,43 @@ class MatchDriver:
                 return
             self._todo += self.core.moved(index, move, loop.time())  # carried out next
             return
+        seat = self.seats[index]
+        listen = getattr(seat, "listen", None)
+        if listen is not None:  # answers by calling back (``AnswersLater``)
+            self._waiting_for, self._listening = ask, cast(AnswersLater, seat)
+            try:
+                moved, lost = partial(self._moved, ask), partial(self._lost, ask)
+                listen(ask.view, ask.time_limit, moved, lost)
+            except SeatFailed:
+                self._lost(ask)
+                return
+            if self._waiting_for is ask:  # not answered at once (an early move)
+                self._arm(ask.deadline)
+            return
         try:
-            waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
+            waiting = asyncio.ensure_future(seat.choose(ask.view, ask.time_limit))
         except SeatFailed:
             self._do(self.core.failed(index, self._time()))
             return
         self._waiting, self._waiting_for = waiting, ask
         waiting.add_done_callback(self._answered)
         self._arm(ask.deadline)
+
+    def _moved(self, ask: Ask, move: Move) -> None:
+        """A seat that answers by calling back answered ``ask`` with ``move``."""
+        if ask is not self._waiting_for:
+            return  # withdrawn: its answer counts for nothing
+        self._waiting_for = self._listening = None
+        now = self._time()
+        self._slice_end = now + SLICE
+        self._do(self.core.moved(ask.seat, move, now))
+
+    def _lost(self, ask: Ask) -> None:
+        """The player of a seat that answers by calling back is gone, while asked."""
+        if ask is not self._waiting_for:
+            return
+        self._waiting_for = self._listening = None
+        self._do(self.core.failed(ask.seat, self._time()))
 
     def _resume(self, ask: Ask) -> None:
         self._slice_end = self._time() + SLICE
