@@ -23,7 +23,15 @@ class BotSeat:
 
     The bot gets what it would get over TCP or stdio: ``reset()`` before each
     match, every event, and a ``BotView`` to choose from.
+
+    Whatever the bot does wrong is the seat's failure, never its table's or its
+    tournament's: an exception as it chooses, or an attempt to exit, is a crash
+    (``SeatFailed``); an exception while it watches the match breaks it for the rest
+    of the match, and each of its moves is then a crash.
     """
+
+    broken: str | None = None
+    """Why the bot can play no more in this match (it raised while watching)."""
 
     def __init__(
         self, bot: Bot, name: str = "", *, thinker: Thinker | None = None, delay: float = 0.0
@@ -34,13 +42,30 @@ class BotSeat:
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""
         self._is_async = inspect.iscoroutinefunction(bot.choose)
+        self._listens = type(bot).on_event is not Bot.on_event
+        """False when the bot does not look at events (only the seat's deal memory does)."""
         self._deal = DealMemory()
         self._thinking: list[Event] | None = None
         """Events that came while the bot was away choosing: the bot that comes back
         has not seen them."""
 
     def send(self, events: Sequence[Event]) -> None:
+        if self.broken is not None:
+            return
+        try:
+            self._hear(events)
+        except Exception as e:
+            self.broken = f"raised {type(e).__name__} while watching: {e}"
+
+    def _hear(self, events: Sequence[Event]) -> None:
         deal, bot, thinking = self._deal, self.bot, self._thinking
+        if thinking is None and not self._listens:
+            for event in events:
+                if type(event) is not Played:  # a play changes nothing for the deal
+                    deal.on_event(event)
+                    if isinstance(event, MatchStarted):
+                        bot.reset()
+            return
         for event in events:
             if type(event) is not Played:  # most events: nothing for the deal or a reset
                 deal.on_event(event)
@@ -67,13 +92,19 @@ class BotSeat:
 
     def choose_now(self, view: View, time_limit: float) -> Move:
         """The bot's move, chosen in this thread now."""
+        if self.broken is not None:
+            raise SeatFailed(f"{self.name} {self.broken}")
         try:
             move: Move = self.bot.choose(self._deal.view(view))
+        except SystemExit as e:
+            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
         except Exception as e:
             raise SeatFailed(f"{self.name} raised {type(e).__name__}: {e}") from e
         return move
 
     async def choose(self, view: View, time_limit: float) -> Move:
+        if self.broken is not None:
+            raise SeatFailed(f"{self.name} {self.broken}")
         if self.delay:
             await asyncio.sleep(min(self.delay, time_limit / 2))
         if not self._is_async and self.thinker is None:
@@ -87,6 +118,8 @@ class BotSeat:
                 move = await self._think_elsewhere(self.thinker, view)
         except asyncio.CancelledError:
             raise
+        except SystemExit as e:
+            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
         except Exception as e:
             raise SeatFailed(f"{self.name} raised {type(e).__name__}: {e}") from e
         return move

@@ -16,21 +16,22 @@ class BotView(View, frozen=True, gc=True, dict=True):
     """A seat's ``game.View`` plus what it can work out from it.
 
     Everything rules.md lets a seat see is a field of ``View`` (hand, open cards,
-    hand sizes, scores, this round's public plays in ``history``, ...); the
-    helpers below are computed from those fields alone, once per view.
+    hand sizes, scores, this round's public plays in ``history``, the card turned
+    up at the deal, ...); the helpers below are computed from those fields alone,
+    once per view. It adds no field, so a match can build it directly
+    (``Match.view_kind``).
     """
-
-    turned_up: Card | None = None
-    """The card turned up at this round's deal, when this seat saw it."""
 
     @classmethod
     def of(cls, view: View, turned_up: Card | None = None) -> BotView:
-        make: Callable[..., BotView] = cls  # positional: the fields of View, then ours
-        if type(view) is View:
-            return make(*msgspec.structs.astuple(view), turned_up)
-        if type(view) is cls and (turned_up is None or view.turned_up == turned_up):
-            return view
-        return make(*msgspec.structs.astuple(view)[:_VIEW_FIELDS], turned_up)
+        """``view`` as a ``BotView`` (itself when it is one), with ``turned_up`` when
+        it is given and the view lacks it."""
+        make: Callable[..., BotView] = cls  # positional: the fields of View
+        if turned_up is None or view.turned_up is not None:
+            if type(view) is cls:
+                return view
+            return make(*msgspec.structs.astuple(view))
+        return make(*msgspec.structs.astuple(view)[:-1], turned_up)  # turned_up is last
 
     @cached_property
     def knowledge(self) -> Knowledge:
@@ -64,11 +65,9 @@ class BotView(View, frozen=True, gc=True, dict=True):
         return tuple(s % n for s in range(me + 1, me + n) if self.active[s % n])
 
 
-_VIEW_FIELDS = len(View.__struct_fields__)
-
-
 class DealMemory:
-    """Remembers each round's turned-up card: the one fact ``view.history`` may lack.
+    """Remembers each round's turned-up card, for views that lack it (one built from
+    the wire after a snapshot, or by hand): the one fact ``view.history`` may lack.
 
     Feed it the seat's events, its views, or both.
     """
@@ -91,6 +90,8 @@ class DealMemory:
 
         Without the events, the card is still noted from the round's first view.
         """
+        if view.turned_up is not None:  # the view has it (the match's own views do)
+            return BotView.of(view)
         if view.round != self.round:
             self.round, self.card = view.round, None
         if self.card is None and not view.history and len(view.open) == 1:

@@ -80,7 +80,9 @@ class Played(Event, frozen=True, tag="played"):
         if self.drawn is None:
             return [self] * (seats + 1)
         public: Event = msgspec.structs.replace(self, drawn=None)
-        return [self if seat == self.seat else public for seat in range(seats)] + [public]
+        copies = [public] * (seats + 1)
+        copies[self.seat] = self
+        return copies
 
 
 class Reshuffled(Event, frozen=True, tag="reshuffled"):

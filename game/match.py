@@ -74,6 +74,10 @@ class ScriptedShuffler:
 class Match:
     """One match of Least Score from the first deal to the standings."""
 
+    view_kind: type[View] = View
+    """What ``view`` builds: ``View``, or a subclass with no fields of its own (a bot's
+    ``BotView``), so that a seat gets its view in one object, not built twice."""
+
     def __init__(
         self,
         seats: int | Sequence[str],
@@ -108,6 +112,8 @@ class Match:
         self.deck: list[int] = []  # the next card to draw is last
         self.dead: list[int] = []
         self.open: tuple[Card, ...] = ()
+        self.turned_up: Card | None = None
+        """The card turned face up at this round's deal."""
         self.turns_taken = [0] * n
         self.turn = 0
         self.history: tuple[Played, ...] = ()
@@ -160,6 +166,7 @@ class Match:
         self.deck = deck
         self.dead = []
         self.open = (top,)
+        self.turned_up = top
         self.turns_taken = [0] * n
         self.turn = 0
         self.history = ()
@@ -390,7 +397,7 @@ class Match:
             mine = seat == self.to_move and not self.over
             taken = self.turns_taken[seat]
         limit = self.rules.declare_limit
-        return View(
+        return self.view_kind(
             seat,
             self.names,
             self.rules,
@@ -412,6 +419,7 @@ class Match:
             info.groups,
             self.history,
             self.over,
+            self.turned_up,
         )
 
     def auto_move(self, seat: int) -> Play:

@@ -42,6 +42,9 @@ class View(msgspec.Struct, frozen=True, gc=False):
     history: tuple[Played, ...]
     """This round's moves as everyone saw them (drawn cards are only in your own hand)."""
     over: bool
+    turned_up: Card | None = None
+    """The card turned face up at this round's deal, which every seat saw (None when
+    whoever built the view did not see it: a view from a snapshot)."""
 
     @property
     def legal_discards(self) -> tuple[tuple[Card, ...], ...]:

@@ -66,6 +66,8 @@ class Tracker:
     """When the current turn was announced: the ``now`` given to ``apply``."""
     hand: tuple[Card, ...] = ()
     open: tuple[Card, ...] = ()
+    turned_up: Card | None = None
+    """The card turned up at this round's deal, when this client saw the deal."""
     hand_sizes: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
     active: list[bool] = field(default_factory=list)
@@ -128,6 +130,7 @@ class Tracker:
             legal_groups,
             tuple(self.history),
             self.over,
+            self.turned_up,
         )
 
     # -- updating -------------------------------------------------------------
@@ -171,6 +174,8 @@ class Tracker:
         self.in_match = True
         self.names = tuple(p.name for p in m.table.players)
         self.rules = Rules.from_dict(m.table.rules)
+        if s.round != self.round:
+            self.turned_up = None  # dealt while this client was away: it did not see it
         self.round, self.turn, self.dealer, self.to_move = s.round, s.turn, s.dealer, s.to_move
         self.time_ms, self.turn_received = s.time_ms, now
         self.hand, self.open = _cards(s.hand), _cards(s.open)
@@ -203,6 +208,7 @@ class Tracker:
         mine = m.hands[self.you] if self.you is not None and self.you < len(m.hands) else None
         self.hand = _cards(mine) if mine else ()
         self.open = _cards(m.open)
+        self.turned_up = self.open[0] if len(self.open) == 1 else None
         self.hand_sizes = list(m.hand_sizes)
         self.deck_size, self.dead_size = m.deck_size, 0
         self.history, self.legal, self.can_declare = [], (), False

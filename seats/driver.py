@@ -18,7 +18,7 @@ from typing import Any, cast
 from leastscore.game import Event, Match, Move, View
 
 from .core import Action, Announce, Ask, Faults, MatchCore, Over, Policy, Tell, Verdict, Withdraw
-from .seat import AnswersNow, Seat, SeatFailed
+from .seat import AnswersLater, AnswersNow, Seat, SeatFailed
 
 SLICE = 0.01
 """Seconds of moves answered at once (``Seat.immediate``) after which the event loop
@@ -75,25 +75,21 @@ class MatchDriver:
         self._unheard: list[list[Event] | None] = [None for _ in seats]
         """Events not yet told to each ``immediate`` seat: it hears them when it is next
         asked, when it leaves its seat and when the match is over, in one call."""
+        self._hearers: list[tuple[list[Event], int]] = []
+        """The ``immediate`` seats' lists of ``_unheard`` events, with their seats."""
         self._seated()
         self._on_events = on_events
         self._on_turn = on_turn
         self._views = [partial(match.view, i) for i in range(match.seat_count)]
         """What builds each seat's view, when it is told of another seat's turn."""
-        self._performers: dict[type, Callable[[Any], None]] = {
-            Tell: self._tell,
-            Announce: self._announce,
-            Ask: self._ask,
-            Verdict: self._verdict,
-            Withdraw: self._withdraw,
-            Over: self._over,
-        }
         self._todo: deque[Action] = deque()
         self._busy = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._done: asyncio.Future[None] | None = None
         self._stopped = False
         self._waiting: asyncio.Future[Move] | None = None
+        self._listening: AnswersLater | None = None
+        """The seat asked to call back with its move (``AnswersLater``), if one is."""
         self._waiting_for: Ask | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
@@ -133,10 +129,16 @@ class MatchDriver:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        waiting = self._waiting
-        self._waiting = self._waiting_for = None
+        self._stop_waiting()
+
+    def _stop_waiting(self) -> None:
+        """Stop waiting for the open ask's answer (a future, or a seat's call)."""
+        waiting, listening = self._waiting, self._listening
+        self._waiting = self._waiting_for = self._listening = None
         if waiting is not None:
             waiting.cancel()
+        if listening is not None:
+            listening.unlisten()
 
     def _time(self) -> float:
         return (self._loop or asyncio.get_running_loop()).time()
@@ -150,11 +152,11 @@ class MatchDriver:
         if self._busy:
             return
         self._busy = True
-        perform = self._performers
+        perform = _PERFORMERS
         try:
             while todo:
                 action = todo.popleft()
-                perform[type(action)](action)
+                perform[type(action)](self, action)
         except Exception as e:
             todo.clear()
             done = self._done
@@ -171,10 +173,7 @@ class MatchDriver:
 
     def _withdraw(self, withdraw: Withdraw) -> None:
         if self._waiting_for is withdraw.ask:
-            waiting = self._waiting
-            self._waiting = self._waiting_for = None
-            if waiting is not None:
-                waiting.cancel()
+            self._stop_waiting()
 
     def _over(self, over: Over) -> None:
         if self._timer is not None:
@@ -191,11 +190,10 @@ class MatchDriver:
         seats = self.seats
         for i in self._told_now:
             seats[i].send(tell.for_seat(i))
-        unheard = self._unheard
+        hearers = self._hearers
         for copy in tell.copies:
-            for i, later in enumerate(unheard):
-                if later is not None:
-                    later.append(copy[i])
+            for later, i in hearers:
+                later.append(copy[i])
         if self._on_events is not None:
             self._on_events(tell.events)
 
@@ -203,8 +201,9 @@ class MatchDriver:
         """Tell an ``immediate`` seat the events it has not heard yet."""
         unheard = self._unheard[index]
         if unheard:
-            self._unheard[index] = []
-            self.seats[index].send(unheard)
+            events = unheard.copy()
+            unheard.clear()  # the same list: ``_hearers`` holds it
+            self.seats[index].send(events)
 
     def _announce(self, turn: Announce) -> None:
         mover, limit, mover_view = turn.mover, turn.time_limit, turn.view
@@ -233,18 +232,47 @@ class MatchDriver:
             try:
                 move = choose_now(ask.view, ask.time_limit)
             except SeatFailed:
-                self._do(self.core.failed(index, loop.time()))
+                self._todo += self.core.failed(index, loop.time())
                 return
-            self._do(self.core.moved(index, move, loop.time()))
+            self._todo += self.core.moved(index, move, loop.time())  # carried out next
+            return
+        seat = self.seats[index]
+        listen = getattr(seat, "listen", None)
+        if listen is not None:  # answers by calling back (``AnswersLater``)
+            self._waiting_for, self._listening = ask, cast(AnswersLater, seat)
+            try:
+                moved, lost = partial(self._moved, ask), partial(self._lost, ask)
+                listen(ask.view, ask.time_limit, moved, lost)
+            except SeatFailed:
+                self._lost(ask)
+                return
+            if self._waiting_for is ask:  # not answered at once (an early move)
+                self._arm(ask.deadline)
             return
         try:
-            waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
+            waiting = asyncio.ensure_future(seat.choose(ask.view, ask.time_limit))
         except SeatFailed:
             self._do(self.core.failed(index, self._time()))
             return
         self._waiting, self._waiting_for = waiting, ask
         waiting.add_done_callback(self._answered)
         self._arm(ask.deadline)
+
+    def _moved(self, ask: Ask, move: Move) -> None:
+        """A seat that answers by calling back answered ``ask`` with ``move``."""
+        if ask is not self._waiting_for:
+            return  # withdrawn: its answer counts for nothing
+        self._waiting_for = self._listening = None
+        now = self._time()
+        self._slice_end = now + SLICE
+        self._do(self.core.moved(ask.seat, move, now))
+
+    def _lost(self, ask: Ask) -> None:
+        """The player of a seat that answers by calling back is gone, while asked."""
+        if ask is not self._waiting_for:
+            return
+        self._waiting_for = self._listening = None
+        self._do(self.core.failed(ask.seat, self._time()))
 
     def _resume(self, ask: Ask) -> None:
         self._slice_end = self._time() + SLICE
@@ -300,6 +328,7 @@ class MatchDriver:
             (unheard or []) if c is not None else None
             for unheard, c in zip(self._unheard, now, strict=True)
         ]
+        self._hearers = [(later, i) for i, later in enumerate(self._unheard) if later is not None]
 
     # -- changes from outside -----------------------------------------------------------
 
@@ -315,3 +344,16 @@ class MatchDriver:
         """Take a seat out of the match now (before the deal: right after it)."""
         if not self._stopped:
             self._do(self.core.resigned(index, reason, self._time()))
+
+
+_PERFORMERS: dict[type, Callable[[MatchDriver, Any], None]] = {
+    Tell: MatchDriver._tell,
+    Announce: MatchDriver._announce,
+    Ask: MatchDriver._ask,
+    Verdict: MatchDriver._verdict,
+    Withdraw: MatchDriver._withdraw,
+    Over: MatchDriver._over,
+}
+"""How the driver carries out each kind of action: plain functions, not a table of
+bound methods per driver, which would make every driver a reference cycle that only
+the cyclic garbage collector frees (with its match, its log and its seats)."""

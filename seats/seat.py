@@ -58,6 +58,31 @@ class AnswersNow(Protocol):
         a move that comes after its deadline counts as a timeout."""
 
 
+class AnswersLater(Protocol):
+    """What a seat whose move arrives from elsewhere (over a connection) may add to
+    ``Seat``: instead of a future to await, the driver hands it what to call when the
+    move comes, and the move is judged in the same pass as it arrives.
+
+    Why: a future per move costs its making, a callback scheduled on the loop and a
+    whole pass of the loop before the move is judged; on a server that is a good part
+    of what a move costs.
+    """
+
+    def listen(
+        self,
+        view: View,
+        time_limit: float,
+        moved: Callable[[Move], None],
+        failed: Callable[[], None],
+    ) -> None:
+        """Ask for the move from ``view``: call ``moved`` with it when it comes (at once
+        if it came early) or ``failed`` if the player is gone, once, unless ``unlisten``
+        is called first; may raise ``SeatFailed``."""
+
+    def unlisten(self) -> None:
+        """The ask is over (withdrawn, or the match ended): call nothing more."""
+
+
 class MoveSlot:
     """Where a remote player's move waits until the driver asks for it.
 
@@ -70,6 +95,8 @@ class MoveSlot:
         self._stamp: tuple[int, int] | None = None
         self._early: Move | None = None
         self._waiting: asyncio.Future[Move] | None = None
+        self._listener: tuple[Callable[[Move], None], Callable[[], None]] | None = None
+        """Whom to call with the move, or when the player is gone (``listen``)."""
         self.move_id: int | None = None
         """The request id of the move being judged, for the reply."""
 
@@ -96,6 +123,12 @@ class MoveSlot:
         move says it answers another turn (a late answer must not land on a later turn)."""
         if stamp is not None and stamp != self._stamp:
             return False
+        listener = self._listener
+        if listener is not None:
+            self.move_id = move_id
+            self._listener = None
+            listener[0](move)
+            return True
         waiting = self._waiting
         if waiting is not None and not waiting.done():
             self.move_id = move_id
@@ -109,13 +142,32 @@ class MoveSlot:
         return False
 
     def fail(self, error: BaseException) -> bool:
-        """Make the waiting ``take`` raise; False when nobody is waiting."""
+        """Make the waiting ``take`` raise, or call the listener's ``failed``; False
+        when nobody is waiting."""
+        listener = self._listener
+        if listener is not None:
+            self._listener = None
+            listener[1]()
+            return True
         waiting = self._waiting
         if waiting is not None and not waiting.done():
             self._waiting = None
             waiting.set_exception(error)
             return True
         return False
+
+    def listen(self, moved: Callable[[Move], None], failed: Callable[[], None]) -> None:
+        """Call ``moved`` with the move now (if it came early) or when it comes, or
+        ``failed`` when ``fail`` is called first (see ``AnswersLater``)."""
+        early = self._early
+        if early is not None:
+            self._early = None
+            moved(early)
+        else:
+            self._listener = (moved, failed)
+
+    def unlisten(self) -> None:
+        self._listener = None
 
     def take(self) -> asyncio.Future[Move]:
         """The move, now (if it came early) or when it comes."""

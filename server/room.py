@@ -141,6 +141,19 @@ class ConnectedSeat:
         self.slot.expect((view.round, view.turn))
         return self.slot.take()
 
+    def listen(
+        self,
+        view: View,
+        time_limit: float,
+        moved: Callable[[Move], None],
+        failed: Callable[[], None],
+    ) -> None:
+        self.slot.expect((view.round, view.turn))
+        self.slot.listen(moved, failed)
+
+    def unlisten(self) -> None:
+        self.slot.unlisten()
+
     def receive(self, move: Move, msg_id: int | None, stamp: tuple[int, int] | None) -> None:
         """A move arrived from the player."""
         if not self.slot.offer(move, msg_id, stamp):

@@ -65,6 +65,10 @@ class Absent:
         pass
 
 
+def _is_async(bot: Bot) -> bool:
+    return inspect.iscoroutinefunction(bot.choose)
+
+
 OVERRUN_GRACE = 0.25
 """Seconds past its time limit after which a thinking bot is interrupted."""
 
@@ -78,36 +82,15 @@ def _overrun(signum: int, frame: object) -> None:
 
 
 class GuardedSeat(BotSeat):
-    """An in-process bot whose every failure is a fault, never the runner's end.
-
-    An exception while it watches the match breaks it for the rest of the
-    match (each of its moves is then a crash); ``sys.exit`` is a crash too.
-    With ``interrupt``, a move that runs past its time is cut short by an alarm.
-    """
-
-    broken: str | None = None
-
-    def __init__(self, bot: Bot, name: str, *, interrupt: bool = False) -> None:
-        super().__init__(bot, name)
-        self.interrupt = interrupt and not inspect.iscoroutinefunction(bot.choose)
-
-    def send(self, events: Sequence[Event]) -> None:
-        if self.broken is not None:
-            return
-        try:
-            super().send(events)
-        except Exception as e:
-            self.broken = f"raised {type(e).__name__} while watching: {e}"
+    """A Python bot in a worker process, cut short by an alarm when it thinks past
+    its time (a built-in bot needs no alarm: it sits as a plain ``BotSeat``, which
+    already turns every failure into a fault). The move it was thinking of counts
+    as a timeout, and the match goes on."""
 
     def choose_now(self, view: View, time_limit: float) -> Move:
-        if self.broken is not None:
-            raise SeatFailed(f"{self.name} {self.broken}")
-        if self.interrupt:
-            signal.setitimer(signal.ITIMER_REAL, time_limit + OVERRUN_GRACE)
+        signal.setitimer(signal.ITIMER_REAL, time_limit + OVERRUN_GRACE)
         try:
             return super().choose_now(view, time_limit)
-        except SystemExit as e:
-            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
         except (SeatFailed, Overrun) as e:
             if isinstance(e, Overrun) or isinstance(e.__cause__, Overrun):
                 # Too late anyway: the core sees that it came after its deadline,
@@ -115,16 +98,7 @@ class GuardedSeat(BotSeat):
                 return Declare()
             raise
         finally:
-            if self.interrupt:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-
-    async def choose(self, view: View, time_limit: float) -> Move:
-        if self.broken is not None:
-            raise SeatFailed(f"{self.name} {self.broken}")
-        try:
-            return await super().choose(view, time_limit)  # a plain bot: ``choose_now``
-        except SystemExit as e:
-            raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @dataclass
@@ -248,8 +222,10 @@ class Lineup:
         why = factory if isinstance(factory, str) else None
         if not isinstance(factory, str):
             try:
-                interrupt = self.interrupt and entrant.kind == "python"
-                return GuardedSeat(factory(seed), entrant.name, interrupt=interrupt)
+                bot = factory(seed)
+                if self.interrupt and entrant.kind == "python" and not _is_async(bot):
+                    return GuardedSeat(bot, entrant.name)
+                return BotSeat(bot, entrant.name)
             except Exception as e:
                 why = f"{entrant.name}: could not be created: {type(e).__name__}: {e}"
         return self._absent(entrant.name, str(why), seating, index)

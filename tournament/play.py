@@ -13,6 +13,7 @@ import asyncio
 import dataclasses
 import time
 
+from leastscore.bots.view import BotView
 from leastscore.game import Match
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
@@ -30,6 +31,7 @@ async def play(
 ) -> MatchResult:
     started = time.perf_counter()
     match = Match(fixture.seats, config.rules, shuffler=DuplicateDeck(fixture.deal_seed))
+    match.view_kind = BotView  # what an in-process bot chooses from, built once per move
     seating = await lineup.seat(fixture, match)
     move_time = config.move_time
     driver = MatchDriver(

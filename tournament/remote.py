@@ -55,6 +55,17 @@ class EntrantSeat(ConnectedSeat):
             return failed
         return super().choose(view, time_limit)
 
+    def listen(
+        self,
+        view: View,
+        time_limit: float,
+        moved: Callable[[Move], None],
+        failed: Callable[[], None],
+    ) -> None:
+        if not self.listening:
+            raise SeatFailed(f"{self.name}: not connected")
+        super().listen(view, time_limit, moved, failed)
+
     def lost(self) -> None:
         self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from leastscore.bots import GreedyBot, RandomBot
 from leastscore.bots.knowledge import knowledge
 from leastscore.bots.view import BotView, DealMemory
-from leastscore.game import Match, Play, RoundStarted, Rules, parse_cards
+from leastscore.game import Match, Play, RoundStarted, Rules, View, parse_cards
 from leastscore.game.cards import CARDS, Card
 
 from ..game.helpers import rigged_match
@@ -152,15 +153,23 @@ def test_a_taken_card_is_known_until_it_is_discarded() -> None:
     assert BotView.of(match.view(0)).opponents == (1, 2)
 
 
+def unseeing(view: View) -> View:
+    """``view`` as a seat has it that did not see the deal (a view from a snapshot)."""
+    return msgspec.structs.replace(view, turned_up=None)
+
+
 def test_the_turned_up_card_is_only_known_to_who_saw_it() -> None:
     match = rigged_match(["2C 3C 4C 5C 6C", "KS QS JS 8D 7D"], "9H", "4S 5S 6S")
-    first = BotView.of(match.view(1))
+    assert match.view(0).turned_up == match.view(1).turned_up == parse_cards("9H")[0]
+    first = BotView.of(unseeing(match.view(1)))
     assert first.turned_up is None and set(first.unseen) == set(CARDS) - cards("KS QS JS 8D 7D 9H")
     match.apply(1, Play.of("KS", "deck"))  # the 9H is buried, unnamed in the history
-    blind = BotView.of(match.view(0))
+    blind = BotView.of(unseeing(match.view(0)))
     assert CARDS[parse_cards("9H")[0]] in blind.unseen and blind.dead_cards == ()
-    seen = BotView.of(match.view(0), parse_cards("9H")[0])
-    assert set(seen.dead_cards) == cards("9H") and parse_cards("9H")[0] not in seen.unseen
+    told = BotView.of(unseeing(match.view(0)), parse_cards("9H")[0])
+    seen = BotView.of(match.view(0))  # the match's own view: every seat saw the deal
+    for view in (told, seen):
+        assert set(view.dead_cards) == cards("9H") and parse_cards("9H")[0] not in view.unseen
 
 
 def test_the_deal_memory_follows_rounds_and_matches() -> None:
@@ -176,8 +185,9 @@ def test_the_deal_memory_follows_rounds_and_matches() -> None:
     while match.round == 1:  # the memory hears nothing of round 2...
         match.apply(match.to_move, bot.choose(match.view(match.to_move)))
     assert memory.round == 1
-    # ...yet notes its turned-up card from the round's first view
-    assert memory.view(match.view(0)).turned_up == match.open[0] and memory.round == 2
+    # ...yet notes its turned-up card from the round's first view, when that lacks it
+    assert memory.view(unseeing(match.view(0))).turned_up == match.open[0]
+    assert memory.round == 2
     memory.on_event(match.log[0])  # a new match forgets the last one
     assert memory.round == 0 and memory.card is None
 
