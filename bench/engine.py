@@ -1,9 +1,17 @@
 """How fast the rules engine plays: 4-seat matches of greedy bots, one process, one core.
 
     python -m bench.engine [--seconds 5] [--seats 4] [--level greedy]
+    python -m bench.engine --hand-cache 256,4096,131072 [--seconds 5]
 
 Every turn is the whole loop a table runs: build the mover's view (as a bot
 gets it), let the bot choose, apply the move. Last line: one JSON object.
+
+With ``--hand-cache`` the same play is timed once for each bound of the
+engine's hand cache (``game.groups.set_hand_cache_size``, what ``serve
+--hand-cache`` sets), from an empty cache, and the memory of the hands it held
+at the end is measured (tracemalloc, in a pass of its own): what each megabyte
+of cache buys in turns per second, against the smallest bound. The bounds are
+played in turn, twice, and the best of each is kept.
 """
 
 from __future__ import annotations
@@ -11,10 +19,11 @@ from __future__ import annotations
 import json
 import platform
 import time
+import tracemalloc
 
 import click
 from leastscore.bots import make_bot
-from leastscore.game import Match
+from leastscore.game import Match, groups
 
 
 def play(seconds: float, seats: int, level: str) -> dict[str, float | int | str]:
@@ -51,11 +60,83 @@ def play(seconds: float, seats: int, level: str) -> dict[str, float | int | str]
     }
 
 
+PASSES = 2
+"""Times each bound is played with ``--hand-cache`` (alternating), keeping the best."""
+
+
+def _empty_cache(entries: int) -> None:
+    groups.set_hand_cache_size(1)  # empties it
+    groups.set_hand_cache_size(entries)
+
+
+def cached_bytes(entries: int, seats: int, level: str, seconds: float) -> int:
+    """Bytes the hand cache holds after ``seconds`` of play with room for ``entries``."""
+    _empty_cache(entries)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.take_snapshot()
+        play(seconds, seats, level)
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    held = groups.hand_cache_size()
+    grown = sum(
+        stat.size_diff
+        for stat in after.compare_to(before, "filename")
+        if stat.traceback[0].filename == groups.__file__
+    )
+    return max(0, grown) if held else 0
+
+
+def cache_sizes(bounds: list[int], seconds: float, seats: int, level: str) -> dict[str, object]:
+    """``play`` once per cache bound, each from an empty cache, and what each holds."""
+    default = groups.HAND_CACHE_SIZE
+    rows: list[dict[str, float | int | None]] = []
+    best = dict.fromkeys(bounds, 0)
+    try:
+        for _ in range(PASSES):  # the bounds in turn, again: the best of each
+            for entries in bounds:
+                _empty_cache(entries)
+                best[entries] = max(best[entries], int(play(seconds, seats, level)["turns_per_s"]))
+        for entries in bounds:
+            mb = round(cached_bytes(entries, seats, level, seconds) / 1e6, 2)
+            held = groups.hand_cache_size()
+            rows.append({"entries": entries, "held": held, "turns_per_s": best[entries], "mb": mb})
+    finally:
+        _empty_cache(default)
+    floor_turns, floor_mb = rows[0]["turns_per_s"] or 1, rows[0]["mb"] or 0.0
+    for row in rows:
+        extra_mb = (row["mb"] or 0.0) - floor_mb
+        gained = (row["turns_per_s"] or 0) - floor_turns
+        row["turns_per_s_per_mb"] = round(gained / extra_mb) if extra_mb > 0.05 else None
+        row["ratio_to_smallest"] = round((row["turns_per_s"] or 0) / floor_turns, 3)
+    return {"bench": "engine_cache", "level": level, "seats": seats, "bounds": rows}
+
+
 @click.command()
 @click.option("--seconds", default=5.0, show_default=True, help="How long to play.")
 @click.option("--seats", default=4, show_default=True)
 @click.option("--level", default="greedy", show_default=True, help="Built-in bot in every seat.")
-def main(seconds: float, seats: int, level: str) -> None:
+@click.option(
+    "--hand-cache",
+    "bounds",
+    default=None,
+    help="Comma-separated bounds of the hand cache to compare (entries), smallest first.",
+)
+def main(seconds: float, seats: int, level: str, bounds: str | None) -> None:
+    if bounds:
+        sizes = sorted(int(b) for b in bounds.split(","))
+        table = cache_sizes(sizes, seconds, seats, level)
+        rows: list[dict[str, float | int | None]] = table["bounds"]  # type: ignore[assignment]
+        for row in rows:
+            per_mb = row["turns_per_s_per_mb"]
+            click.echo(
+                f"{row['entries']:>8,} entries ({row['held']:,} held, {row['mb']} MB): "
+                f"{row['turns_per_s']:,} turns/s, {row['ratio_to_smallest']}x the smallest"
+                + (f", {per_mb:,} turns/s more per MB" if per_mb is not None else "")
+            )
+        click.echo(json.dumps(table))
+        return
     result = play(seconds, seats, level)
     click.echo(
         f"{result['matches']} matches, {result['rounds']} rounds, {result['turns']} turns "
