@@ -6,12 +6,13 @@
 Every turn is the whole loop a table runs: build the mover's view (as a bot
 gets it), let the bot choose, apply the move. Last line: one JSON object.
 
-With ``--hand-cache`` the same play is timed once for each bound of the
-engine's hand cache (``game.groups.set_hand_cache_size``, what ``serve
---hand-cache`` sets), from an empty cache, and the memory of the hands it held
-at the end is measured (tracemalloc, in a pass of its own): what each megabyte
-of cache buys in turns per second, against the smallest bound. The bounds are
-played in turn, twice, and the best of each is kept.
+With ``--hand-cache`` the same play is timed for each bound of the engine's
+hand cache (``game.groups.set_hand_cache_size``, what ``serve --hand-cache``
+sets), each from an empty cache; the bounds are played in turn, twice, and
+the best of each is kept. What a cached hand costs in memory is measured in a
+pass of its own (tracemalloc), so each bound's megabytes are the hands it held
+times that: what each megabyte of cache buys in turns per second, against the
+smallest bound.
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ def _empty_cache(entries: int) -> None:
     groups.set_hand_cache_size(entries)
 
 
-def cached_bytes(entries: int, seats: int, level: str, seconds: float) -> int:
-    """Bytes the hand cache holds after ``seconds`` of play with room for ``entries``."""
-    _empty_cache(entries)
+def bytes_per_hand(seats: int, level: str, seconds: float) -> float:
+    """What one cached hand costs in memory: the engine's allocations (tracemalloc)
+    over ``seconds`` of play from an empty, unbounded cache, over the hands it then holds."""
+    _empty_cache(1 << 30)
     tracemalloc.start()
     try:
         before = tracemalloc.take_snapshot()
@@ -79,38 +81,52 @@ def cached_bytes(entries: int, seats: int, level: str, seconds: float) -> int:
         after = tracemalloc.take_snapshot()
     finally:
         tracemalloc.stop()
-    held = groups.hand_cache_size()
     grown = sum(
         stat.size_diff
         for stat in after.compare_to(before, "filename")
         if stat.traceback[0].filename == groups.__file__
     )
-    return max(0, grown) if held else 0
+    return grown / max(1, groups.hand_cache_size())
 
 
 def cache_sizes(bounds: list[int], seconds: float, seats: int, level: str) -> dict[str, object]:
     """``play`` once per cache bound, each from an empty cache, and what each holds."""
     default = groups.HAND_CACHE_SIZE
-    rows: list[dict[str, float | int | None]] = []
     best = dict.fromkeys(bounds, 0)
+    held = dict.fromkeys(bounds, 0)
     try:
         for _ in range(PASSES):  # the bounds in turn, again: the best of each
             for entries in bounds:
                 _empty_cache(entries)
-                best[entries] = max(best[entries], int(play(seconds, seats, level)["turns_per_s"]))
-        for entries in bounds:
-            mb = round(cached_bytes(entries, seats, level, seconds) / 1e6, 2)
-            held = groups.hand_cache_size()
-            rows.append({"entries": entries, "held": held, "turns_per_s": best[entries], "mb": mb})
+                turns = int(play(seconds, seats, level)["turns_per_s"])
+                best[entries] = max(best[entries], turns)
+                held[entries] = max(held[entries], groups.hand_cache_size())
+        per_hand = bytes_per_hand(seats, level, seconds)
     finally:
         _empty_cache(default)
-    floor_turns, floor_mb = rows[0]["turns_per_s"] or 1, rows[0]["mb"] or 0.0
-    for row in rows:
-        extra_mb = (row["mb"] or 0.0) - floor_mb
-        gained = (row["turns_per_s"] or 0) - floor_turns
-        row["turns_per_s_per_mb"] = round(gained / extra_mb) if extra_mb > 0.05 else None
-        row["ratio_to_smallest"] = round((row["turns_per_s"] or 0) / floor_turns, 3)
-    return {"bench": "engine_cache", "level": level, "seats": seats, "bounds": rows}
+    rows: list[dict[str, float | int | None]] = []
+    floor = bounds[0]
+    for entries in bounds:
+        mb = round(min(entries, held[entries]) * per_hand / 1e6, 2)
+        extra_mb = (min(entries, held[entries]) - min(floor, held[floor])) * per_hand / 1e6
+        gained = best[entries] - best[floor]
+        rows.append(
+            {
+                "entries": entries,
+                "held": held[entries],
+                "mb": mb,
+                "turns_per_s": best[entries],
+                "ratio_to_smallest": round(best[entries] / best[floor], 3),
+                "turns_per_s_per_mb": round(gained / extra_mb) if extra_mb > 0.05 else None,
+            }
+        )
+    return {
+        "bench": "engine_cache",
+        "level": level,
+        "seats": seats,
+        "bytes_per_hand": round(per_hand),
+        "bounds": rows,
+    }
 
 
 @click.command()

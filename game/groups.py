@@ -135,8 +135,8 @@ def _new_hand(mask: int, same_suit: bool) -> HandInfo:
 
 
 HAND_CACHE_SIZE = 1 << 17
-"""Entries per rules variant (runs of any suit, runs of one suit), each about 0.9 KB:
-some 110 MB when full. Worth it where hands repeat by the million (a bot's play-outs,
+"""Entries per rules variant (runs of any suit, runs of one suit), each about 0.6 KB
+(``python -m bench.engine --hand-cache``): some 85 MB when full. Worth it where hands repeat by the million (a bot's play-outs,
 a tournament's engine loop: greedy bots play a quarter faster with it than with
 4,096 entries); a server, which meets each hand a few times in one move and seldom
 again, keeps far fewer (``set_hand_cache_size``)."""
