@@ -135,11 +135,13 @@ def _new_hand(mask: int, same_suit: bool) -> HandInfo:
 
 
 HAND_CACHE_SIZE = 1 << 17
-"""Entries per rules variant (runs of any suit, runs of one suit), each about 0.6 KB
-(``python -m bench.engine --hand-cache``): some 85 MB when full. Worth it where hands repeat by the million (a bot's play-outs,
-a tournament's engine loop: greedy bots play a quarter faster with it than with
-4,096 entries); a server, which meets each hand a few times in one move and seldom
-again, keeps far fewer (``set_hand_cache_size``)."""
+"""Entries per rules variant (runs of any suit, runs of one suit), each about 0.6 KB:
+some 85 MB when full. ``python -m bench.engine --hand-cache`` measures what a bound
+buys: greedy self-play runs about a quarter faster with a thousand hands (0.5 MB)
+than with 256, and no faster within its noise with more, in runs of seconds; the
+large default is for a bot's play-outs and long tournaments, which meet many more
+hands (not measured there). A server, which meets each hand a few times in one
+move and seldom again, keeps far fewer (``set_hand_cache_size``)."""
 _HANDS: tuple[dict[int, HandInfo], dict[int, HandInfo]] = ({}, {})
 
 
