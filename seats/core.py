@@ -134,10 +134,13 @@ class Tell(msgspec.Struct, frozen=True, gc=False):
     copies: list[list[Event]]
 
     def for_seat(self, seat: int) -> list[Event]:
-        return [c[seat] for c in self.copies]
+        copies = self.copies
+        if len(copies) == 1:  # most moves: no comprehension (it costs more than the rest)
+            return [copies[0][seat]]
+        return [c[seat] for c in copies]
 
     def for_spectators(self) -> list[Event]:
-        return [c[-1] for c in self.copies]
+        return self.for_seat(-1)
 
 
 class Announce(msgspec.Struct, frozen=True, gc=False):

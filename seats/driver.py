@@ -237,12 +237,12 @@ class MatchDriver:
             self._todo += self.core.moved(index, move, loop.time())  # carried out next
             return
         seat = self.seats[index]
-        listen = getattr(seat, "listen", None)
-        if listen is not None:  # answers by calling back (``AnswersLater``)
-            self._waiting_for, self._listening = ask, cast(AnswersLater, seat)
+        later = self._later[index]
+        if later is not None:  # answers by calling back (``AnswersLater``)
+            self._waiting_for, self._listening = ask, later
             try:
                 moved, lost = partial(self._moved, ask), partial(self._lost, ask)
-                listen(ask.view, ask.time_limit, moved, lost)
+                later.listen(ask.view, ask.time_limit, moved, lost)
             except SeatFailed:
                 self._lost(ask)
                 return
@@ -323,6 +323,11 @@ class MatchDriver:
     def _seated(self) -> None:
         """Note which seats answer at once (after the seats are seated, or one changes)."""
         now = self._now = [_answers_now(s) for s in self.seats]
+        self._later = [
+            cast(AnswersLater, s) if hasattr(s, "listen") and c is None else None
+            for s, c in zip(self.seats, now, strict=True)
+        ]
+        """The seats that answer by calling back (``AnswersLater``)."""
         self._told_now = [i for i, c in enumerate(now) if c is None]
         self._unheard = [
             (unheard or []) if c is not None else None
