@@ -95,6 +95,8 @@ class ProgramSeat:
         self.proc: asyncio.subprocess.Process | None = None
         self._jail: Jail | None = None
         self._reader_task: asyncio.Task[None] | None = None
+        self._output: _ProgramOutput | None = None
+        """Who hears the running program's output (a new one for each start)."""
         self._hello: asyncio.Future[Hello] | None = None
         self.slot = MoveSlot()
         self._restart: asyncio.Future[None] | None = None
@@ -133,6 +135,9 @@ class ProgramSeat:
         # or a new match starts: no frame before the welcome, no turn twice.
         self._fresh = True
         self._welcomed = False
+        self._hello = asyncio.get_running_loop().create_future()
+        self._reader_task = None
+        output = self._output = _ProgramOutput(self)
         try:
             self._jail = await spawn(
                 self.containment,
@@ -141,14 +146,12 @@ class ProgramSeat:
                 cwd=self._cwd,
                 env=self._env,
                 stderr=self._stderr,
+                output=output,
             )
             self.proc = self._jail.proc
+            output.started(self.proc)
         except OSError as e:
             raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
-        loop = asyncio.get_running_loop()
-        self._hello = loop.create_future()
-        self._reader_task = None
-        self._listen(self.proc)
         try:
             hello = await asyncio.wait_for(asyncio.shield(self._hello), self.startup_time)
         except TimeoutError:
@@ -209,53 +212,6 @@ class ProgramSeat:
         """CPU seconds over all its starts, the running one included."""
         running = self._jail.cpu_seconds() if self._jail is not None else 0.0
         return self.usage.cpu_seconds + running
-
-    def _listen(self, proc: asyncio.subprocess.Process) -> None:
-        """Hear the program's output in the callback that delivers it.
-
-        The stream reader's task would cost a future and a pass of the loop per
-        answer before the move even reached the driver: the bytes are split into
-        frames and handled here, in the pass that read them. The program's end is
-        still learned from the reader's end of the stream."""
-        assert proc.stdout is not None
-        frames = FrameReader()
-        deaf = False  # it broke the stream: not listened to, its end counts for nothing more
-
-        def stop(why: str) -> None:
-            nonlocal deaf
-            deaf = True
-            self._fail(why)
-
-        def received(data: bytes) -> None:
-            if deaf or self.proc is not proc:
-                return
-            try:
-                bodies = frames.feed(data)
-            except FrameTooLarge as e:
-                if self._jail is not None:
-                    self._jail.count("output")
-                stop(f"sent an oversized frame ({e})")
-                return
-            for body in bodies:
-                if self._trace is not None:
-                    self._trace("program", body)
-                try:
-                    self._handle(decode_client(body))
-                except ProtocolError as e:
-                    if e.fatal:
-                        stop(f"broke the protocol: {e.code}: {e.message}")
-                        return
-                    self.problems.append(f"{e.code}: {e.message}")
-                    self._write(Error(e.code, e.message, e.id))
-
-        def ended(error: BaseException | None = None) -> None:
-            if not deaf and self.proc is proc and self._reader_task is None:
-                self._reader_task = asyncio.get_running_loop().create_task(self._ended(proc))
-
-        stdout = proc.stdout
-        stdout.feed_data = received  # type: ignore[method-assign,assignment]
-        stdout.feed_eof = ended  # type: ignore[method-assign]
-        stdout.set_exception = ended  # type: ignore[method-assign,assignment]
 
     async def _ended(self, proc: asyncio.subprocess.Process) -> None:
         """Its output closed: count how it ended once it has exited."""
@@ -386,6 +342,7 @@ class ProgramSeat:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader_task
         self.proc = None
+        self._output = None  # what it still writes counts for nothing
         self._reader_task = None
         self._drop_outbox()
 
@@ -522,3 +479,63 @@ def last_lines(data: bytes, lines: int = 12) -> list[str]:
     """The last lines a program wrote on stderr (of its last 8 KiB), as text."""
     text = data[-8192:].decode("utf-8", "replace")
     return text.rstrip().splitlines()[-lines:]
+
+
+class _ProgramOutput:
+    """What a program writes, heard in the callback that read it (``sandbox.Output``).
+
+    A stream reader's task would cost a future and a pass of the loop per answer
+    before the move even reached the driver: the bytes are cut into frames and
+    handled here, in the pass that read them. One per start of the program: what a
+    program started before writes counts for nothing.
+    """
+
+    def __init__(self, seat: ProgramSeat) -> None:
+        self.seat = seat
+        self.proc: asyncio.subprocess.Process | None = None
+        """The process, once started (its output may come before ``spawn`` returns)."""
+        self._frames = FrameReader()
+        self._deaf = False
+        """It broke the stream: not listened to, and its end counts for nothing more."""
+        self._closed = False
+
+    def _heard(self) -> bool:
+        return not self._deaf and self.seat._output is self
+
+    def _stop(self, why: str) -> None:
+        self._deaf = True
+        self.seat._fail(why)
+
+    def received(self, data: bytes) -> None:
+        if not self._heard():
+            return
+        seat = self.seat
+        try:
+            bodies = self._frames.feed(data)
+        except FrameTooLarge as e:
+            if seat._jail is not None:
+                seat._jail.count("output")
+            self._stop(f"sent an oversized frame ({e})")
+            return
+        for body in bodies:
+            if seat._trace is not None:
+                seat._trace("program", body)
+            try:
+                seat._handle(decode_client(body))
+            except ProtocolError as e:
+                if e.fatal:
+                    self._stop(f"broke the protocol: {e.code}: {e.message}")
+                    return
+                seat.problems.append(f"{e.code}: {e.message}")
+                seat._write(Error(e.code, e.message, e.id))
+
+    def started(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        if self._closed:  # its output closed before ``spawn`` returned
+            self.ended(None)
+
+    def ended(self, error: BaseException | None) -> None:
+        self._closed = True
+        seat, proc = self.seat, self.proc
+        if self._heard() and proc is not None and seat._reader_task is None:
+            seat._reader_task = asyncio.get_running_loop().create_task(seat._ended(proc))

@@ -34,7 +34,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal, Protocol
 
 import msgspec
 
@@ -493,6 +493,37 @@ def _findable(program: str, cwd: str | None) -> None:
         raise FileNotFoundError(2, "No such file or directory", program)
 
 
+class Output(Protocol):
+    """Whoever hears a program's output as it is read (``spawn(output=...)``)."""
+
+    def received(self, data: bytes) -> None:
+        """Bytes the program wrote to its stdout, as they were read."""
+
+    def ended(self, error: BaseException | None) -> None:
+        """Its stdout closed (``error``: it broke)."""
+
+
+class _HeardOutput(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's own pipes for a process, except that what it writes to stdout goes
+    straight to an ``Output`` in the callback that read it: no stream reader in
+    between, no task and no future per read."""
+
+    def __init__(self, output: Output, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=2**16, loop=loop)
+        self._output = output
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self._output.received(data.encode() if isinstance(data, str) else data)
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        super().pipe_connection_lost(fd, exc)  # the transport's bookkeeping
+        if fd == 1:
+            self._output.ended(exc)
+
+
 async def spawn(
     containment: Containment,
     argv: Sequence[str],
@@ -501,22 +532,33 @@ async def spawn(
     cwd: str | None,
     env: dict[str, str] | None,
     stderr: IO[bytes] | int | None,
+    output: Output | None = None,
 ) -> Jail:
-    """Start ``argv`` contained, with pipes for stdin and stdout; raises ``OSError``."""
+    """Start ``argv`` contained, with pipes for stdin and stdout; raises ``OSError``.
+
+    With ``output``, what the program writes is handed to it as it is read (the
+    process's ``stdout`` stream then stays empty)."""
     if containment.mode == "bwrap":
         _findable(argv[0], cwd)  # bwrap would only say so on stderr
     group = containment.cgroup()
     capped = containment.mode != "none" and not isinstance(stderr, int | None)
+    pipes: dict[str, Any] = dict(
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE if capped else stderr,
+        cwd=cwd,
+        env=env,
+        preexec_fn=containment.preexec(group),
+    )
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *containment.argv(argv, cwd),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE if capped else stderr,
-            cwd=cwd,
-            env=env,
-            preexec_fn=containment.preexec(group),
-        )
+        if output is None:
+            proc = await asyncio.create_subprocess_exec(*containment.argv(argv, cwd), **pipes)
+        else:
+            loop = asyncio.get_running_loop()
+            transport, protocol = await loop.subprocess_exec(
+                lambda: _HeardOutput(output, loop), *containment.argv(argv, cwd), **pipes
+            )
+            proc = asyncio.subprocess.Process(transport, protocol, loop)
     except BaseException:
         if group is not None:
             group.remove()
