@@ -50,6 +50,9 @@ BAD = {
         {"type": "bye", "reason": msgspec.msgpack.Ext(1, b"x")}
     ),
     "trailing bytes": msgspec.msgpack.encode({"type": "ok"}) + b"\x00",
+    "an extension type in a field nobody knows": msgspec.msgpack.encode(
+        {"type": "ok", "id": 3, "later": msgspec.msgpack.Ext(5, b"abc")}
+    ),
 }
 
 
