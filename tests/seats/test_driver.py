@@ -382,3 +382,63 @@ async def test_bots_in_this_process_hear_every_event_of_theirs_before_they_are_a
     for seat, listener in enumerate(listeners):
         assert listener.heard == [e.seen_by(seat) for e in match.log]  # all, in order, own copy
     assert first.asked_after == seen  # when asked, it had heard everything so far
+
+
+class CallingBack(Remote):
+    """A seat that answers by calling back (``AnswersLater``), like a server's."""
+
+    def listen(self, view: View, time_limit: float, moved, failed) -> None:
+        self.asked.set()
+        self.slot.expect((view.round, view.turn))
+        self.slot.listen(moved, failed)
+
+    def unlisten(self) -> None:
+        self.slot.unlisten()
+
+
+async def test_a_move_that_calls_back_is_judged_in_the_same_pass_as_it_arrives():
+    seats = [CallingBack("p0"), CallingBack("p1")]
+    match = Match(2, Rules(threshold=30), seed=1)
+    ref = MatchDriver(match, seats, time_limit=lambda s: 60)
+    task = asyncio.ensure_future(ref.run())
+    await wait_for(lambda: any(s.asked.is_set() for s in seats))
+    mover = match.to_move
+    played = len(match.log)
+    assert seats[mover].slot.offer(match.auto_move(mover), 7, (match.round, match.turn))
+    # no pass of the loop in between: the move is in the log, and its verdict given
+    assert len(match.log) > played and seats[mover].verdicts == [None]
+    assert match.to_move != mover and seats[match.to_move].asked.is_set()
+    assert ref._waiting is None  # no future was made for it
+    ref.resign(match.to_move, "left")
+    await asyncio.wait_for(task, 60)
+    assert match.over
+
+
+async def test_a_move_that_came_early_is_taken_when_the_seat_is_asked():
+    seats = [CallingBack("p0"), CallingBack("p1")]
+    match = Match(2, Rules(threshold=30), seed=1)
+    match.start()
+    first = match.to_move
+    seats[first].slot.open((match.round, match.turn))  # its turn was announced...
+    assert seats[first].slot.offer(match.auto_move(first), 3, (match.round, match.turn))
+    ref = MatchDriver(match, seats, time_limit=lambda s: 60)  # ...and answered before
+    task = asyncio.ensure_future(ref.run())
+    await wait_for(lambda: seats[1 - first].asked.is_set())
+    assert seats[first].verdicts == [None] and match.to_move == 1 - first
+    ref.resign(1 - first, "left")
+    await asyncio.wait_for(task, 60)
+
+
+async def test_a_seat_that_calls_back_and_is_lost_while_asked_is_a_crash():
+    seats = [CallingBack("p0"), CallingBack("p1")]
+    match = Match(2, Rules(threshold=30), seed=1)
+    ref = MatchDriver(match, seats, time_limit=lambda s: 60, policy=Policy(max_faults=0))
+    task = asyncio.ensure_future(ref.run())
+    await wait_for(lambda: any(s.asked.is_set() for s in seats))
+    mover = match.to_move
+    from leastscore.seats.seat import SeatFailed
+
+    assert seats[mover].slot.fail(SeatFailed("gone"))
+    await asyncio.wait_for(task, 60)  # one fault is one too many: it forfeits
+    assert ref.faults[mover].crashes == 1 and mover in match.resigned
+    assert ref._listening is None and seats[mover].slot._listener is None  # nobody listens
