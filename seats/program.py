@@ -16,6 +16,7 @@ import os
 import shlex
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import IO
 
 import msgspec
@@ -95,6 +96,8 @@ class ProgramSeat:
         self.proc: asyncio.subprocess.Process | None = None
         self._jail: Jail | None = None
         self._reader_task: asyncio.Task[None] | None = None
+        self._asking: asyncio.Task[Move] | None = None
+        """A move asked through ``choose`` for a caller that listens (``listen``)."""
         self._output: _ProgramOutput | None = None
         """Who hears the running program's output (a new one for each start)."""
         self._hello: asyncio.Future[Hello] | None = None
@@ -374,6 +377,52 @@ class ProgramSeat:
             taking.add_done_callback(self._taken)
             return taking
         return self._choose(view, time_limit)
+
+    def listen(
+        self,
+        view: View,
+        time_limit: float,
+        moved: Callable[[Move], None],
+        failed: Callable[[], None],
+    ) -> None:
+        """The usual move answers by calling back (``AnswersLater``): the program's
+        answer is judged in the pass that read it. A program being started afresh, or
+        not yet told of the match, is asked through ``choose`` and called back when
+        that is done."""
+        if self._restart is None and not self._fresh and self.alive:
+            self.slot.listen(moved, partial(self._lost_while_asked, failed))
+            self._flush()
+            return
+        asking = self._asking = asyncio.ensure_future(self._choose(view, time_limit))
+        asking.add_done_callback(partial(self._chosen, moved, failed))
+
+    def unlisten(self) -> None:
+        self.slot.unlisten()
+        asking, self._asking = self._asking, None
+        if asking is not None:
+            asking.cancel()
+
+    def _chosen(
+        self, moved: Callable[[Move], None], failed: Callable[[], None], asking: asyncio.Task[Move]
+    ) -> None:
+        if asking is not self._asking or asking.cancelled():
+            return
+        self._asking = None
+        error = asking.exception()
+        if error is None:
+            moved(asking.result())
+        else:
+            if not isinstance(error, SeatFailed):  # this host's fault: said, and the seat lost
+                asking.get_loop().call_exception_handler(
+                    {"message": f"asking {self.name} for a move failed", "exception": error}
+                )
+            failed()
+
+    def _lost_while_asked(self, failed: Callable[[], None]) -> None:
+        if not self.alive and self._restart is None:
+            # It died while asked (counted now): have a fresh one ready next time.
+            self._restart = asyncio.ensure_future(self.start())
+        failed()
 
     def _taken(self, taking: asyncio.Future[Move]) -> None:
         if taking.cancelled() or not isinstance(taking.exception(), SeatFailed):
