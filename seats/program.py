@@ -419,14 +419,14 @@ class ProgramSeat:
             failed()
 
     def _lost_while_asked(self, failed: Callable[[], None]) -> None:
-        if not self.alive and self._restart is None:
-            # It died while asked (counted now): have a fresh one ready next time.
-            self._restart = asyncio.ensure_future(self.start())
+        self._died_while_asked()
         failed()
 
     def _taken(self, taking: asyncio.Future[Move]) -> None:
-        if taking.cancelled() or not isinstance(taking.exception(), SeatFailed):
-            return
+        if not taking.cancelled() and isinstance(taking.exception(), SeatFailed):
+            self._died_while_asked()
+
+    def _died_while_asked(self) -> None:
         if not self.alive and self._restart is None:
             # It died while asked (counted now): have a fresh one ready next time.
             self._restart = asyncio.ensure_future(self.start())
@@ -455,9 +455,7 @@ class ProgramSeat:
         try:
             return await taking
         except SeatFailed:
-            if not self.alive and self._restart is None:
-                # It died while asked (counted now): have a fresh one ready next time.
-                self._restart = asyncio.ensure_future(self.start())
+            self._died_while_asked()
             raise
 
     async def _restarted(self) -> None:
