@@ -369,13 +369,7 @@ class ProgramSeat:
             self._write(turn_for(mine, int(time_limit * 1000), mover))
 
     def choose(self, view: View, time_limit: float) -> Awaitable[Move]:
-        if self._restart is None and not self._fresh and self.alive:
-            # The usual move: the slot's own future, with no task around it, so that
-            # the answer reaches the driver in one pass of the loop, not three.
-            taking = self.slot.take()
-            self._flush()
-            taking.add_done_callback(self._taken)
-            return taking
+        """The move as a coroutine (``bot check``); a match's driver uses ``listen``."""
         return self._choose(view, time_limit)
 
     def listen(
@@ -421,10 +415,6 @@ class ProgramSeat:
     def _lost_while_asked(self, failed: Callable[[], None]) -> None:
         self._died_while_asked()
         failed()
-
-    def _taken(self, taking: asyncio.Future[Move]) -> None:
-        if not taking.cancelled() and isinstance(taking.exception(), SeatFailed):
-            self._died_while_asked()
 
     def _died_while_asked(self) -> None:
         if not self.alive and self._restart is None:
