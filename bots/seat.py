@@ -10,7 +10,7 @@ from leastscore.game import Event, IllegalMove, MatchStarted, Move, Played, View
 from leastscore.seats.seat import SeatFailed
 
 from .base import Bot
-from .view import DealMemory
+from .view import BotView, DealMemory
 
 Thinker = Callable[[Bot, View], Awaitable[tuple[Move, Bot]]]
 """Has a bot choose elsewhere (another process): the move, and the bot after choosing."""
@@ -85,6 +85,12 @@ class BotSeat:
         pass
 
     @property
+    def hears_plays(self) -> bool:
+        """Only a bot that looks at events needs each play: neither a reset nor the
+        deal memory depends on one, and the bot's views carry the plays."""
+        return self._listens
+
+    @property
     def immediate(self) -> bool:
         """It answers at once (no delay, no thinking elsewhere, a plain ``choose``):
         the driver asks it with ``choose_now``, with no trip round the event loop."""
@@ -95,7 +101,9 @@ class BotSeat:
         if self.broken is not None:
             raise SeatFailed(f"{self.name} {self.broken}")
         try:
-            move: Move = self.bot.choose(self._deal.view(view))
+            if type(view) is not BotView or view.turned_up is None:  # not the match's own
+                view = self._deal.view(view)
+            move: Move = self.bot.choose(view)
         except SystemExit as e:
             raise SeatFailed(f"{self.name} tried to exit (code {e.code})") from None
         except Exception as e:

@@ -119,23 +119,42 @@ LOST_ON_TIME = "lost on time"
 
 
 # -- what to do --------------------------------------------------------------------------
-# Structs rather than frozen dataclasses: four of them are made for every move, and a
-# frozen dataclass takes several times as long to build. Those that can hold no cycle
-# are left out of the garbage collector's sight (gc=False): fewer collections. A
-# ``Verdict`` may hold a raised error, whose traceback can lead back to it: it stays in.
+# Structs rather than frozen dataclasses: two of them (a ``Tell`` and an ``Ask``) are
+# made for every move, and a frozen dataclass takes several times as long to build.
+# Those that can hold no cycle are left out of the garbage collector's sight
+# (gc=False): fewer collections. A ``Verdict`` may hold a raised error, whose
+# traceback can lead back to it: it stays in.
 
 
-class Tell(msgspec.Struct, frozen=True, gc=False):
-    """Send new events: seat ``i`` gets ``copies[k][i]`` of event ``k``, a spectator
-    ``copies[k][-1]`` (cut by ``Event.seen_by_all``: no copy shows a card its receiver
-    may not see); ``events`` are the full ones, for the record."""
+class Tell(msgspec.Struct, gc=False):
+    """Send new events: seat ``i`` gets ``copies()[k][i]`` of event ``k``, a spectator
+    ``copies()[k][-1]`` (cut by ``Event.seen_by_all``: no copy shows a card its receiver
+    may not see); ``events`` are the full ones, for the record.
+
+    The copies are cut the first time someone asks for them, not before: in a match
+    whose seats read only their views (a tournament's built-in bots) most events are
+    never told to anyone one by one, and cutting them would be work for nobody.
+    """
 
     events: list[Event]
-    copies: list[list[Event]]
+    seats: int
+    """How many seats the match has (each gets a copy, and so does a spectator)."""
+    _copies: list[list[Event]] | None = None
+
+    def copies(self) -> list[list[Event]]:
+        copies = self._copies
+        if copies is None:
+            events, seats = self.events, self.seats
+            if len(events) == 1:  # most moves: no comprehension (it costs more than the rest)
+                copies = [events[0].seen_by_all(seats)]
+            else:
+                copies = [e.seen_by_all(seats) for e in events]
+            self._copies = copies
+        return copies
 
     def for_seat(self, seat: int) -> list[Event]:
-        copies = self.copies
-        if len(copies) == 1:  # most moves: no comprehension (it costs more than the rest)
+        copies = self.copies()
+        if len(copies) == 1:
             return [copies[0][seat]]
         return [c[seat] for c in copies]
 
@@ -143,22 +162,23 @@ class Tell(msgspec.Struct, frozen=True, gc=False):
         return self.for_seat(-1)
 
 
-class Announce(msgspec.Struct, frozen=True, gc=False):
-    """Tell everyone whose turn it is, and how long it has (``view`` is the mover's)."""
-
-    mover: int
-    time_limit: float
-    view: View
-
-
 class Ask(msgspec.Struct, frozen=True, eq=False, gc=False):
     """Ask ``seat`` for a move from ``view``; it has ``time_limit`` seconds, until
-    ``deadline``. Each ask is a new object: an answer belongs to the ask it answers."""
+    ``deadline``. Each ask is a new object: an answer belongs to the ask it answers.
+
+    The ask of a new turn (``turn``) is also the news of it: everyone is told whose
+    turn it is, and how long it has, before the mover is asked. One object for the
+    two, as there is one of them for every move.
+    """
 
     seat: int
     view: View
+    """The mover's view."""
     time_limit: float
     deadline: float
+    turn: bool = False
+    """A new turn (everyone is told); False when the same turn is asked again (a
+    refused move, a new player for the seat)."""
 
 
 class Withdraw(msgspec.Struct, frozen=True, gc=False):
@@ -178,7 +198,7 @@ class Over(msgspec.Struct, frozen=True):
     """The match is over: nothing more will be asked."""
 
 
-Action = Tell | Announce | Ask | Withdraw | Verdict | Over
+Action = Tell | Ask | Withdraw | Verdict | Over
 
 
 class Phase(enum.Enum):
@@ -219,6 +239,7 @@ class MatchCore:
         policy: Policy | None = None,
     ) -> None:
         self.match = match
+        self.seat_count = match.seat_count
         self.time_limit = time_limit
         self.policy = policy or Policy()
         self.faults = [Faults() for _ in range(match.seat_count)]
@@ -266,16 +287,15 @@ class MatchCore:
         if ask is None or ask.seat != seat:
             return []
         self.asking = None
-        faults = self.faults[seat]
         if now > ask.deadline:
             if self.banks is not None:
                 return self._lost_on_time(seat, [Verdict(seat, OutOfTime())], now)
-            faults.timeouts += 1  # in time or not at all: a late move is never played
+            self.faults[seat].timeouts += 1  # in time or not at all: a late move is never played
             return self._auto(seat, [Verdict(seat, TooLate())], now)
         try:
             events = self.match.apply(seat, move)
         except IllegalMove as error:
-            faults.illegal += 1
+            self.faults[seat].illegal += 1
             out: list[Action] = [Verdict(seat, error)]
             if self.policy.retry_illegal:
                 return self._ask_again(ask, out, now)
@@ -283,7 +303,7 @@ class MatchCore:
             return self._auto(seat, out, now)
         if self.banks is not None:
             self._stop_clock(ask, now)
-        out = [self._accepted[seat], self._tell(events)]
+        out = [self._accepted[seat], Tell(events, self.seat_count)]
         return self._next_turn(out, now)  # no new fault: no forfeit to weigh
 
     def failed(self, seat: int, now: float) -> list[Action]:
@@ -344,10 +364,7 @@ class MatchCore:
     # -- what follows --------------------------------------------------------------------
 
     def _tell(self, events: list[Event]) -> Tell:
-        n = self.match.seat_count
-        if len(events) == 1:  # most moves
-            return Tell(events, [events[0].seen_by_all(n)])
-        return Tell(events, [e.seen_by_all(n) for e in events])
+        return Tell(events, self.seat_count)
 
     def _stop_clock(self, ask: Ask, now: float) -> None:
         """``ask``'s turn ended in time at ``now``: its bank keeps what was left, and
@@ -390,9 +407,8 @@ class MatchCore:
         mover = match.to_move
         limit = self.time_limit(mover) if self.banks is None else self.banks[mover]
         view = match.view(mover)
-        ask = Ask(mover, view, limit, now + limit)
+        ask = Ask(mover, view, limit, now + limit, True)
         self.asking = ask
-        out.append(Announce(mover, limit, view))
         out.append(ask)
         return out
 

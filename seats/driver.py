@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, cast
 
-from leastscore.game import Event, Match, Move, View
+from leastscore.game import Event, Match, Move, Played, View
 
-from .core import Action, Announce, Ask, Faults, MatchCore, Over, Policy, Tell, Verdict, Withdraw
+from .core import Action, Ask, Faults, MatchCore, Over, Policy, Tell, Verdict, Withdraw
 from .seat import AnswersLater, AnswersNow, Seat, SeatFailed
 
 SLICE = 0.01
@@ -77,9 +77,13 @@ class MatchDriver:
         asked, when it leaves its seat and when the match is over, in one call."""
         self._hearers: list[tuple[list[Event], int]] = []
         """The ``immediate`` seats' lists of ``_unheard`` events, with their seats."""
-        self._seated()
+        self._hearers_but_plays: list[tuple[list[Event], int]] = []
+        """The same, of the ``immediate`` seats that need no plays (``hears_plays``)."""
         self._on_events = on_events
         self._on_turn = on_turn
+        self._announcing = False
+        """Whether anyone is told of a turn (a seat told at once, or ``on_turn``)."""
+        self._seated()
         self._views = [partial(match.view, i) for i in range(match.seat_count)]
         """What builds each seat's view, when it is told of another seat's turn."""
         self._todo: deque[Action] = deque()
@@ -187,13 +191,22 @@ class MatchDriver:
             done.set_result(None)
 
     def _tell(self, tell: Tell) -> None:
-        seats = self.seats
-        for i in self._told_now:
-            seats[i].send(tell.for_seat(i))
-        hearers = self._hearers
-        for copy in tell.copies:
-            for later, i in hearers:
-                later.append(copy[i])
+        told, hearers = self._told_now, self._hearers
+        if told or hearers:
+            seats = self.seats
+            for i in told:
+                seats[i].send(tell.for_seat(i))
+            for copy in tell.copies():
+                for later, i in hearers:
+                    later.append(copy[i])
+        skimmers = self._hearers_but_plays
+        if skimmers:
+            events = tell.events
+            if len(events) != 1 or type(events[0]) is not Played:  # most moves: a play
+                for event, copy in zip(events, tell.copies(), strict=True):
+                    if type(event) is not Played:
+                        for later, i in skimmers:
+                            later.append(copy[i])
         if self._on_events is not None:
             self._on_events(tell.events)
 
@@ -205,8 +218,9 @@ class MatchDriver:
             unheard.clear()  # the same list: ``_hearers`` holds it
             self.seats[index].send(events)
 
-    def _announce(self, turn: Announce) -> None:
-        mover, limit, mover_view = turn.mover, turn.time_limit, turn.view
+    def _announce(self, turn: Ask) -> None:
+        """Tell everyone whose turn it is, and how long it has."""
+        mover, limit, mover_view = turn.seat, turn.time_limit, turn.view
         if self._on_turn is not None:
             self._on_turn(mover, limit, mover_view)
         seats, views = self.seats, self._views
@@ -214,6 +228,8 @@ class MatchDriver:
             seats[i].send_turn(mover, limit, partial(_same, mover_view) if i == mover else views[i])
 
     def _ask(self, ask: Ask) -> None:
+        if ask.turn and self._announcing:
+            self._announce(ask)
         if ask is not self.core.asking:
             return  # overtaken (a resignation, a replacement) before its turn came
         index = ask.seat
@@ -221,7 +237,7 @@ class MatchDriver:
         if choose_now is not None:
             loop = self._loop
             assert loop is not None
-            if self._resumed is not ask and loop.time() > self._slice_end:
+            if loop.time() > self._slice_end and self._resumed is not ask:
                 self._resumed = ask
                 loop.call_soon(self._resume, ask)  # the loop's turn first
                 return
@@ -329,11 +345,16 @@ class MatchDriver:
         ]
         """The seats that answer by calling back (``AnswersLater``)."""
         self._told_now = [i for i, c in enumerate(now) if c is None]
+        self._announcing = bool(self._told_now) or self._on_turn is not None
         self._unheard = [
             (unheard or []) if c is not None else None
             for unheard, c in zip(self._unheard, now, strict=True)
         ]
-        self._hearers = [(later, i) for i, later in enumerate(self._unheard) if later is not None]
+        self._hearers, self._hearers_but_plays = [], []
+        for i, later in enumerate(self._unheard):
+            if later is not None:
+                plays = getattr(self.seats[i], "hears_plays", True)
+                (self._hearers if plays else self._hearers_but_plays).append((later, i))
 
     # -- changes from outside -----------------------------------------------------------
 
@@ -353,7 +374,6 @@ class MatchDriver:
 
 _PERFORMERS: dict[type, Callable[[MatchDriver, Any], None]] = {
     Tell: MatchDriver._tell,
-    Announce: MatchDriver._announce,
     Ask: MatchDriver._ask,
     Verdict: MatchDriver._verdict,
     Withdraw: MatchDriver._withdraw,

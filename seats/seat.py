@@ -45,13 +45,19 @@ class AnswersNow(Protocol):
 
     Such a seat has nobody to tell at once, so the driver saves it the calls: it
     hears its events in one ``send`` just before it is asked, when it leaves its
-    seat and when the match is over (every event, its own copy, in order), and is
-    not called with ``send_turn`` or ``verdict``.
+    seat and when the match is over (every event, its own copy, in order; all but
+    the plays if it says it needs none, ``hears_plays``), and is not called with
+    ``send_turn`` or ``verdict``.
     """
 
     immediate: bool
     """True when ``choose_now`` may be called instead of ``choose``; fixed for the
     seat's life (the driver reads it when the seat is seated)."""
+
+    hears_plays: bool
+    """False when its player needs no ``Played`` event, as it reads the plays from
+    its views (``View.history``): the driver then keeps none for it, and it hears
+    only the other events. Optional (True when missing); fixed for the seat's life."""
 
     def choose_now(self, view: View, time_limit: float) -> Move:
         """The move, chosen now; may raise ``SeatFailed``. It cannot be interrupted:

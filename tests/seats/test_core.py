@@ -25,7 +25,6 @@ from leastscore.game import (
 )
 from leastscore.seats.core import (
     Action,
-    Announce,
     Ask,
     MatchCore,
     Over,
@@ -78,7 +77,7 @@ def illegal(core: MatchCore, seat: int) -> Move:
 def test_start_deals_tells_each_seat_its_own_copy_and_asks_the_first_mover():
     core = core_of(3)
     actions = core.start(100.0)
-    assert kinds(actions) == [Tell, Announce, Ask]
+    assert kinds(actions) == [Tell, Ask]
     tell = actions[0]
     assert isinstance(tell, Tell)
     assert [type(e) for e in tell.events] == [MatchStarted, RoundStarted]
@@ -99,7 +98,7 @@ def test_a_legal_move_in_time_is_accepted_and_the_next_seat_asked():
     core = core_of(3)
     ask = only_ask(core.start(0.0))
     actions = core.moved(ask.seat, legal(core, ask.seat), 4.0)
-    assert kinds(actions) == [Verdict, Tell, Announce, Ask]
+    assert kinds(actions) == [Verdict, Tell, Ask]
     assert actions[0] == Verdict(ask.seat, None)
     (played,) = told(actions)
     assert isinstance(played, Played) and not played.auto
@@ -114,7 +113,7 @@ def test_a_timeout_gets_the_automatic_move_and_is_counted():
     ask = only_ask(core.start(0.0))
     assert core.time_is(9.99) == []  # time left: nothing happens
     actions = core.time_is(LIMIT)
-    assert kinds(actions) == [Withdraw, Tell, Announce, Ask]
+    assert kinds(actions) == [Withdraw, Tell, Ask]
     assert actions[0] == Withdraw(ask)
     (played,) = told(actions)
     assert isinstance(played, Played) and played.auto and played.seat == ask.seat
@@ -143,6 +142,7 @@ def test_an_illegal_move_is_refused_and_retried_until_the_deadline():
     verdict, again = actions
     assert isinstance(verdict, Verdict) and isinstance(verdict.error, CannotDeclare)
     assert isinstance(again, Ask) and again.seat == ask.seat and again is not ask
+    assert ask.turn and not again.turn  # the same turn: nobody is told of it again
     assert (again.deadline, again.time_limit) == (LIMIT, LIMIT - 3.0)
     assert core.faults[ask.seat].illegal == 1 and told(actions) == []
     accepted = core.moved(ask.seat, legal(core, ask.seat), 4.0)
@@ -165,7 +165,7 @@ def test_without_retries_an_illegal_move_gets_the_automatic_move_at_once():
     core = core_of(3, retry_illegal=False)
     ask = only_ask(core.start(0.0))
     actions = core.moved(ask.seat, illegal(core, ask.seat), 1.0)
-    assert kinds(actions) == [Verdict, Tell, Announce, Ask]
+    assert kinds(actions) == [Verdict, Tell, Ask]
     assert isinstance(actions[0], Verdict) and actions[0].error is not None
     (played,) = told(actions)
     assert isinstance(played, Played) and played.auto and played.seat == ask.seat
@@ -177,7 +177,7 @@ def test_a_crash_gets_the_automatic_move_and_is_counted():
     core = core_of(3)
     ask = only_ask(core.start(0.0))
     actions = core.failed(ask.seat, 2.0)
-    assert kinds(actions) == [Tell, Announce, Ask]
+    assert kinds(actions) == [Tell, Ask]
     (played,) = told(actions)
     assert isinstance(played, Played) and played.auto
     assert core.faults[ask.seat].crashes == 1
@@ -231,7 +231,7 @@ def test_a_seat_replaced_after_its_deadline_gets_the_automatic_move():
     core = core_of(3)
     ask = only_ask(core.start(0.0))
     actions = core.replaced(ask.seat, LIMIT + 1)
-    assert kinds(actions) == [Withdraw, Tell, Announce, Ask]
+    assert kinds(actions) == [Withdraw, Tell, Ask]
     assert core.faults[ask.seat].timeouts == 1
 
 
@@ -239,7 +239,7 @@ def test_the_mover_resigns_and_the_next_seat_is_asked():
     core = core_of(3)
     ask = only_ask(core.start(0.0))
     actions = core.resigned(ask.seat, "left", 3.0)
-    assert kinds(actions) == [Withdraw, Tell, Announce, Ask]
+    assert kinds(actions) == [Withdraw, Tell, Ask]
     (resigned,) = told(actions)
     assert resigned == Resigned(ask.seat, "left")
     nxt = only_ask(actions)
@@ -288,7 +288,7 @@ def test_a_resignation_before_the_deal_is_taken_right_after_it():
     three = core_of(3)
     three.resigned(2, "not there", 0.0)
     actions = three.start(0.0)
-    assert kinds(actions) == [Tell, Tell, Announce, Ask]
+    assert kinds(actions) == [Tell, Tell, Ask]
     assert only_ask(actions).seat != 2
 
 

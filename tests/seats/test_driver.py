@@ -384,6 +384,29 @@ async def test_bots_in_this_process_hear_every_event_of_theirs_before_they_are_a
     assert first.asked_after == seen  # when asked, it had heard everything so far
 
 
+class Skimming(BotSeat):
+    """The seat of a bot that reads only its views: it keeps what it is told."""
+
+    def __init__(self, bot: Bot) -> None:
+        super().__init__(bot)
+        self.told: list[object] = []
+
+    def send(self, events) -> None:
+        self.told.extend(events)
+        super().send(events)
+
+
+async def test_a_bot_that_reads_only_its_views_hears_every_event_but_the_plays():
+    match = Match(3, Rules(threshold=40), seed=6)
+    listener, plain = Listener(), Skimming(GreedyBot())
+    assert not plain.hears_plays and BotSeat(listener).hears_plays
+    await referee_run(match, [BotSeat(listener), plain, BotSeat(GreedyBot())])
+    assert match.over
+    assert listener.heard == [e.seen_by(0) for e in match.log]  # one that listens: all
+    news = [e.seen_by(1) for e in match.log if type(e) is not Played]
+    assert plain.told == news and len(news) > 2  # the deals, the declarations, the end
+
+
 class CallingBack(Remote):
     """A seat that answers by calling back (``AnswersLater``), like a server's."""
 

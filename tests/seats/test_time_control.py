@@ -13,7 +13,6 @@ from leastscore.game import Declare, Match, MatchEnded, Played, Resigned, Rules,
 from leastscore.seats.core import (
     LOST_ON_TIME,
     Action,
-    Announce,
     Ask,
     MatchCore,
     OutOfTime,
@@ -73,11 +72,10 @@ def play_out(
 def test_each_seat_starts_with_the_base_and_the_per_move_limit_is_not_applied():
     core = core_of(3, base=10.0)
     actions = core.start(100.0)
-    (announce,) = [a for a in actions if isinstance(a, Announce)]
     ask = only_ask(actions)
+    assert ask.turn  # a new turn: everyone is told of it, with the bank as its time
     assert core.banks == [10.0, 10.0, 10.0]
     assert (ask.time_limit, ask.deadline) == (10.0, 110.0)
-    assert announce.time_limit == 10.0  # what turn.time_ms says: the bank
     assert core.time_is(100.0 + 5 * PER_MOVE) == []  # far past the per-move limit: nothing
     verdict = core.moved(ask.seat, core.match.auto_move(ask.seat), 105.0)[0]
     assert verdict == Verdict(ask.seat, None)
@@ -106,7 +104,7 @@ def test_a_seat_whose_bank_runs_out_loses_on_time_and_the_others_play_on():
     ask = only_ask(core.start(0.0))
     assert core.time_is(9.99) == []
     actions = core.time_is(10.0)
-    assert kinds(actions) == [Withdraw, Tell, Announce, Ask]
+    assert kinds(actions) == [Withdraw, Tell, Ask]
     assert actions[0] == Withdraw(ask)
     assert told(actions) == [Resigned(ask.seat, LOST_ON_TIME)]  # no automatic move
     faults = core.faults[ask.seat]
