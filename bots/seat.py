@@ -38,6 +38,7 @@ class BotSeat:
     ) -> None:
         self.bot = bot
         self.name = name or bot.name
+        self.broken = None
         self.thinker = thinker
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""

@@ -235,12 +235,13 @@ class MatchCore:
         self,
         match: Match,
         *,
-        time_limit: Callable[[int], float],
+        time_limit: float | Callable[[int], float],
         policy: Policy | None = None,
     ) -> None:
         self.match = match
         self.seat_count = match.seat_count
-        self.time_limit = time_limit
+        self.time_limit = time_limit if callable(time_limit) else float(time_limit)
+        """Seconds a seat has for a move: the same for every seat, or by seat."""
         self.policy = policy or Policy()
         self.faults = [Faults() for _ in range(match.seat_count)]
         clock = self.policy.time_control
@@ -405,7 +406,11 @@ class MatchCore:
             out.append(Over())
             return out
         mover = match.to_move
-        limit = self.time_limit(mover) if self.banks is None else self.banks[mover]
+        each = self.time_limit
+        if self.banks is not None:
+            limit = self.banks[mover]
+        else:
+            limit = each(mover) if callable(each) else each
         view = match.view(mover)
         ask = Ask(mover, view, limit, now + limit, True)
         self.asking = ask

@@ -47,7 +47,9 @@ class MatchDriver:
     deadline, and none at all for seats that answer at once: a built-in bot in this
     process (``Seat.immediate``) is asked with ``choose_now`` and its move judged
     in the same pass, with no task, future or loop round trip per move, and hears
-    its events in one call when it is next asked (see ``AnswersNow``).
+    its events in one call when it is next asked (see ``AnswersNow``). While such
+    seats' moves are accepted one after the other, one loop (``_ask``) asks them,
+    with no queue between.
 
     Actions are carried out in order, from one queue: an input that arrives while
     actions are being carried out (a seat that resigns as it is told an event, a
@@ -59,7 +61,7 @@ class MatchDriver:
         match: Match,
         seats: Sequence[Seat],
         *,
-        time_limit: Callable[[int], float],
+        time_limit: float | Callable[[int], float],
         policy: Policy | None = None,
         on_events: Callable[[list[Event]], None] | None = None,
         on_turn: Callable[[int, float, View], None] | None = None,
@@ -83,6 +85,7 @@ class MatchDriver:
         self._on_turn = on_turn
         self._announcing = False
         """Whether anyone is told of a turn (a seat told at once, or ``on_turn``)."""
+        self._quiet = False
         self._seated()
         self._views = [partial(match.view, i) for i in range(match.seat_count)]
         """What builds each seat's view, when it is told of another seat's turn."""
@@ -228,31 +231,53 @@ class MatchDriver:
             seats[i].send_turn(mover, limit, partial(_same, mover_view) if i == mover else views[i])
 
     def _ask(self, ask: Ask) -> None:
-        if ask.turn and self._announcing:
-            self._announce(ask)
-        if ask is not self.core.asking:
-            return  # overtaken (a resignation, a replacement) before its turn came
-        index = ask.seat
-        choose_now = self._now[index]
-        if choose_now is not None:
-            loop = self._loop
-            assert loop is not None
+        """Ask the mover of ``ask``; a seat that answers at once is asked and judged
+        here, and so is the next one as long as the usual happens (below)."""
+        core, todo, loop = self.core, self._todo, self._loop
+        assert loop is not None
+        while True:
+            if self._announcing and ask.turn:
+                self._announce(ask)
+            if ask is not core.asking:
+                return  # overtaken (a resignation, a replacement) before its turn came
+            index = ask.seat
+            choose_now = self._now[index]
+            if choose_now is None:
+                self._wait_for(ask)
+                return
             if loop.time() > self._slice_end and self._resumed is not ask:
                 self._resumed = ask
                 loop.call_soon(self._resume, ask)  # the loop's turn first
                 return
             if self._unheard[index]:
                 self._catch_up(index)
-                if ask is not self.core.asking:
+                if ask is not core.asking:
                     return  # it resigned as it heard them
             try:
                 move = choose_now(ask.view, ask.time_limit)
             except SeatFailed:
-                self._todo += self.core.failed(index, loop.time())
+                todo += core.failed(index, loop.time())
                 return
-            self._todo += self.core.moved(index, move, loop.time())  # carried out next
-            return
-        seat = self.seats[index]
+            actions = core.moved(index, move, loop.time())
+            if todo or len(actions) != 3:
+                todo += actions  # carried out next, in order
+                return
+            # The usual: the mover's verdict (a seat that answers at once is not told
+            # it), the move's events, the next ask, carried out here with no queue.
+            # One play is news to nobody when no seat hears plays (a tournament's
+            # built-in bots): it is only in the log.
+            _, tell, after = actions
+            if type(after) is not Ask:  # the match is over
+                todo += actions
+                return
+            events: list[Event] = tell.events  # type: ignore[union-attr]
+            if len(events) != 1 or not self._quiet or type(events[0]) is not Played:
+                self._tell(tell)  # type: ignore[arg-type]
+            ask = after
+
+    def _wait_for(self, ask: Ask) -> None:
+        """Ask a seat that cannot answer at once, and wait for its answer."""
+        index = ask.seat
         later = self._later[index]
         if later is not None:  # answers by calling back (``AnswersLater``)
             self._waiting_for, self._listening = ask, later
@@ -266,7 +291,7 @@ class MatchDriver:
                 self._arm(ask.deadline)
             return
         try:
-            waiting = asyncio.ensure_future(seat.choose(ask.view, ask.time_limit))
+            waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
         except SeatFailed:
             self._do(self.core.failed(index, self._time()))
             return
@@ -355,6 +380,8 @@ class MatchDriver:
             if later is not None:
                 plays = getattr(self.seats[i], "hears_plays", True)
                 (self._hearers if plays else self._hearers_but_plays).append((later, i))
+        self._quiet = not self._told_now and not self._hearers and self._on_events is None
+        """Nobody needs a play: no seat told at once, none that hears plays, no ``on_events``."""
 
     # -- changes from outside -----------------------------------------------------------
 

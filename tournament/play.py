@@ -37,7 +37,7 @@ async def play(
     driver = MatchDriver(
         match,
         seating.seats,
-        time_limit=lambda seat: move_time,
+        time_limit=float(move_time),
         policy=Policy(retry_illegal=False, max_faults=config.max_faults, time_control=config.clock),
     )
     for absent in seating.absent:

@@ -71,17 +71,20 @@ def summarize(
     points = [0] * n
     declared = [0] * n
     held = [0] * n
-    moves = 0
-    for event in match.log:
+    log = match.log
+    others = 0  # most events are plays: counting the rest is the shorter loop
+    for event in log:
         if type(event) is Played:
-            moves += 1
-        elif type(event) is Declared:
+            continue
+        others += 1
+        if type(event) is Declared:
             declared[event.seat] += 1
             held[event.seat] += event.holds
             for seat, score in enumerate(event.round_scores):
                 if score is not None:
                     rounds[seat] += 1
                     points[seat] += score
+    moves = len(log) - others
     places = {s.seat: s.place for s in match.standings}
     forfeits = set(match.resigned)
     usage = list(usage) or [({}, 0.0)] * n

@@ -299,6 +299,15 @@ def test_each_seat_has_its_own_time_limit():
     assert ask.deadline == (30.0, 5.0)[ask.seat]
 
 
+def test_a_time_limit_given_as_a_number_is_every_seat_s():
+    match = Match(2, Rules(threshold=50), seed=1)
+    core = MatchCore(match, time_limit=7)
+    ask = only_ask(core.start(1.0))
+    assert (ask.time_limit, ask.deadline) == (7.0, 8.0)
+    nxt = only_ask(core.moved(ask.seat, legal(core, ask.seat), 2.0))
+    assert nxt.seat != ask.seat and (nxt.time_limit, nxt.deadline) == (7.0, 9.0)
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_a_whole_match_ends_with_over_and_replays(seats: int):
     core = core_of(seats, seed=seats, threshold=30)
