@@ -31,6 +31,28 @@ def _same(view: View) -> View:
     return view
 
 
+class _PublicView:
+    """What a seat that is not to move is given with a turn: a spectator's view of it
+    (no hand), built the first time a seat asks for it and shared by all.
+
+    Why not each seat's own view: a turn that is not its own tells a seat only what
+    everyone sees (the ``turn`` message of PROTOCOL.md), and building every seat's
+    whole view for it was most of what announcing a turn cost.
+    """
+
+    __slots__ = ("match", "view")
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.view: View | None = None
+
+    def __call__(self) -> View:
+        view = self.view
+        if view is None:
+            view = self.view = self.match.view(None)
+        return view
+
+
 def _answers_now(seat: Seat) -> ChooseNow | None:
     if getattr(seat, "immediate", False):
         return cast(AnswersNow, seat).choose_now
@@ -87,8 +109,6 @@ class MatchDriver:
         """Whether anyone is told of a turn (a seat told at once, or ``on_turn``)."""
         self._quiet = False
         self._seated()
-        self._views = [partial(match.view, i) for i in range(match.seat_count)]
-        """What builds each seat's view, when it is told of another seat's turn."""
         self._todo: deque[Action] = deque()
         self._busy = False
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -226,9 +246,9 @@ class MatchDriver:
         mover, limit, mover_view = turn.seat, turn.time_limit, turn.view
         if self._on_turn is not None:
             self._on_turn(mover, limit, mover_view)
-        seats, views = self.seats, self._views
+        seats, public = self.seats, _PublicView(self.match)
         for i in self._told_now:
-            seats[i].send_turn(mover, limit, partial(_same, mover_view) if i == mover else views[i])
+            seats[i].send_turn(mover, limit, partial(_same, mover_view) if i == mover else public)
 
     def _ask(self, ask: Ask) -> None:
         """Ask the mover of ``ask``; a seat that answers at once is asked and judged

@@ -25,7 +25,9 @@ class Seat(Protocol):
         """This seat's own copies of new events, in order."""
 
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
-        """Someone is to move (maybe this seat); ``view()`` builds this seat's view."""
+        """Someone is to move (maybe this seat). ``view()`` builds the mover's own view
+        for the mover, and for every other seat a spectator's (``seat`` None, no hand):
+        what everyone sees of the turn."""
 
     def choose(self, view: View, time_limit: float) -> Awaitable[Move]:
         """This seat's move (a coroutine or a future); may raise ``SeatFailed``."""

@@ -465,3 +465,31 @@ async def test_a_seat_that_calls_back_and_is_lost_while_asked_is_a_crash():
     await asyncio.wait_for(task, 60)  # one fault is one too many: it forfeits
     assert ref.faults[mover].crashes == 1 and mover in match.resigned
     assert ref._listening is None and seats[mover].slot._listener is None  # nobody listens
+
+
+class TurnWatcher(BotSeat):
+    """A bot told of every turn at once (not ``immediate``), noting the views it gets."""
+
+    immediate = False
+
+    def __init__(self, bot: Bot) -> None:
+        super().__init__(bot)
+        self.turns: list[tuple[int, View]] = []
+
+    def send_turn(self, mover: int, time_limit: float, view) -> None:
+        self.turns.append((mover, view()))
+
+
+@pytest.mark.looptime
+async def test_a_seat_is_given_its_own_view_with_its_turn_and_a_spectator_s_with_others():
+    match = Match(3, Rules(threshold=30), seed=2)
+    watchers = [TurnWatcher(GreedyBot()) for _ in range(3)]
+    await referee_run(match, watchers)
+    assert match.over
+    for seat, watcher in enumerate(watchers):
+        mine = [v for mover, v in watcher.turns if mover == seat]
+        others = [v for mover, v in watcher.turns if mover != seat]
+        assert mine and others
+        assert all(v.seat == seat and v.hand for v in mine)
+        assert all(v.seat is None and v.hand == () and not v.legal_groups for v in others)
+        assert all(v.to_move != seat for v in others)
