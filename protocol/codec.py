@@ -18,7 +18,7 @@ import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, Message, optional_fields
+from .messages import CLIENT_TYPES, SERVER_TYPES, ClientMessage, Message, optional_fields
 from .text import PRINTABLE, PRINTABLE_RULE
 
 MAX_DEPTH = 32
@@ -51,6 +51,10 @@ _NESTED = (dict, list, tuple)  # a MessagePack array used as a map key decodes a
 _HEADERS = bytes([*range(0x80, 0xA0), *range(0xDC, 0xE0)])
 """The bytes that open a map or an array (fixmap, fixarray, map 16/32, array 16/32)."""
 _NOT_HEADERS = bytes(sorted(set(range(256)) - set(_HEADERS)))
+_EXTS = bytes([0xC7, 0xC8, 0xC9, *range(0xD4, 0xD9)])
+"""The bytes that open an extension type (ext 8/16/32, fixext 1-16)."""
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(_HEADERS) - set(_EXTS)))
+_typed = msgspec.msgpack.Decoder(ClientMessage)
 
 
 def _within(obj: dict[Any, Any], limit: int) -> bool:
@@ -105,7 +109,20 @@ def _envelope(body: bytes, max_depth: int | None = None) -> tuple[dict[str, Any]
 
 
 def decode_client(body: bytes) -> Message:
-    """A client's frame body as a typed message, or ``ProtocolError`` saying why not."""
+    """A client's frame body as a typed message, or ``ProtocolError`` saying why not.
+
+    Most frames are read in one pass, straight into their struct: a frame with no byte
+    that could open an extension type, and too few that open a map or an array to nest
+    past ``MAX_DEPTH``, is one the envelope would let through, and msgspec's typed
+    decoder gives the same struct as the envelope's map converted. Any frame it refuses
+    takes the envelope's way, which says why (or reads nil as a default)."""
+    marks = body.translate(None, _NOT_MARKS)
+    if len(marks) <= MAX_DEPTH and not marks.translate(None, _HEADERS):
+        try:
+            message: Message = _typed.decode(body)
+            return message
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
     obj, kind, msg_id = _envelope(body, MAX_DEPTH)
     cls = CLIENT_TYPES.get(kind)
     if cls is None:

@@ -131,7 +131,10 @@ class Connection(asyncio.Protocol):
         except FrameTooLarge as e:
             self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(e)))
             return
-        if frames or self._partial is None:
+        if self._partial is not None:
+            if frames:  # the frame it watched is whole: watch the next one begun, if any
+                self._watch_partial_frame()
+        elif self.reader.pending:
             self._watch_partial_frame()
         if not frames:
             return
