@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import re
 import select
 import stat
 import sys
@@ -29,6 +28,7 @@ from leastscore.protocol import (
     decode_server,
     encode,
 )
+from leastscore.protocol.codec import may_hold_ext
 from leastscore.protocol.messages import ServerMessage
 from leastscore.seats.loop import run
 
@@ -47,11 +47,6 @@ def _refuse_ext(code: int, data: memoryview) -> object:
 _typed = msgspec.msgpack.Decoder(ServerMessage, ext_hook=_refuse_ext).decode
 
 
-_MAY_HOLD_EXT = re.compile(rb"[\xc7-\xc9\xd4-\xd8]").search
-"""Whether a frame may hold an extension type: each one starts with one of these
-bytes (which other values may hold too: those frames merely take the long way)."""
-
-
 def decode(body: bytes) -> msgspec.Struct | None:
     """``decode_server``, in one pass for a well-formed frame of a known type: the typed
     decoder goes straight to the struct. Anything it refuses is decoded again by
@@ -59,7 +54,7 @@ def decode(body: bytes) -> msgspec.Struct | None:
     None, a broken frame a ``ProtocolError``), and so is any frame that may hold an
     extension type: the typed decoder skips one in a field it does not know, where
     the protocol refuses the frame."""
-    if _MAY_HOLD_EXT(body):
+    if may_hold_ext(body):
         return decode_server(body)
     try:
         message: msgspec.Struct = _typed(body)

@@ -12,13 +12,14 @@ in an optional field means its default, and a client's frame nests at most
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, Message, optional_fields
+from .messages import CLIENT_TYPES, SERVER_TYPES, DeclareMove, Message, PlayMove, optional_fields
 from .text import PRINTABLE, PRINTABLE_RULE
 
 MAX_DEPTH = 32
@@ -150,3 +151,32 @@ def decode_server(body: bytes) -> msgspec.Struct | None:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
         raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id) from None
+
+
+may_hold_ext = re.compile(rb"[\xc7-\xc9\xd4-\xd8]").search
+"""Whether a frame may hold an extension type: each one starts with one of these
+bytes (which other values may hold too: those frames merely take the long way)."""
+
+_EXT = bytes([*range(0xC7, 0xCA), *range(0xD4, 0xD9)])
+"""The bytes that open an extension type (ext 8/16/32, fixext 1-16)."""
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(_HEADERS) - set(_EXT)))
+_moves = msgspec.msgpack.Decoder(PlayMove | DeclareMove, ext_hook=_refuse_ext).decode
+
+
+def decode_move(body: bytes) -> Message:
+    """``decode_client`` in one typed pass for the frame a seated player sends most,
+    its move (``play`` or ``declare``); any other frame, and any the typed decoder
+    refuses, is decoded again by ``decode_client``, which has the last word (the same
+    message, or the same ``ProtocolError``). So does a frame that may hold an extension
+    type or nest deeper than ``MAX_DEPTH``: the typed decoder skips a field it does not
+    know without looking into it, where the protocol refuses the frame. One pass over
+    the bytes tells: those that may open a map, an array or an extension type (a
+    string may hold them too: such frames merely take the long way)."""
+    marks = body.translate(None, _NOT_MARKS)
+    if len(marks) <= MAX_DEPTH and not marks.translate(None, _HEADERS):
+        try:
+            move: Message = _moves(body)
+        except (msgspec.DecodeError, ValueError, RecursionError):  # ValidationError is one
+            return decode_client(body)
+        return move
+    return decode_client(body)

@@ -25,12 +25,12 @@ from leastscore.protocol import (
     FrameReader,
     FrameTooLarge,
     ProtocolError,
-    decode_client,
     encode,
     errors,
     negotiate,
     version_refusal,
 )
+from leastscore.protocol.codec import decode_move
 from leastscore.protocol.convert import (
     move_from_wire,
     program_snapshot,
@@ -558,7 +558,7 @@ class _ProgramOutput:
             if seat._trace is not None:
                 seat._trace("program", body)
             try:
-                seat._handle(decode_client(body))
+                seat._handle(decode_move(body))
             except ProtocolError as e:
                 if e.fatal:
                     self._stop(f"broke the protocol: {e.code}: {e.message}")
