@@ -39,6 +39,7 @@ import math
 import os
 import platform
 import resource
+import select
 import subprocess
 import sys
 import time
@@ -49,7 +50,8 @@ import click
 from leastscore.bots import GreedyBot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Played, Rules
-from leastscore.protocol import frame
+from leastscore.protocol import FrameReader, encode, frame
+from leastscore.protocol.convert import program_welcome
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.loop import loop_factory
@@ -209,7 +211,16 @@ def _cpu() -> tuple[float, float]:
 
 
 def cpu_of(pid: int) -> float:
-    """CPU seconds a running process has used so far (from /proc: Linux only; NaN elsewhere)."""
+    """CPU seconds a running process has used so far (from /proc: Linux only; NaN elsewhere).
+
+    The scheduler's own count, to the nanosecond, where there is one (``schedstat``):
+    the clock-tick counts of ``stat`` are samples, which a process that runs for tens
+    of microseconds at a time, as a program on a pipe does, may dodge or collect."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
@@ -264,6 +275,70 @@ def pipe_round_trip(trips: int = 20000, size: int = 256, rounds: int = 3) -> flo
         child.stdin.close()
         child.wait()
     return round(1e6 * best / trips, 2)
+
+
+async def record_moves(program: Path, matches: int) -> list[bytes]:
+    """What the host writes to ``program`` over ``matches`` matches against greedy, cut
+    into the batches between its answers: each batch ends with the turn it answers."""
+    batches: list[bytes] = []
+    batch: list[bytes] = []
+    recording = False
+
+    def heard(who: str, body: bytes) -> None:
+        if not recording:
+            return
+        if who == "host":
+            batch.append(frame(body))
+        elif batch:
+            batches.append(b"".join(batch))
+            batch.clear()
+
+    seat = ProgramSeat([sys.executable, str(program)], "program", trace=heard)
+    await seat.start()
+    recording = True
+    try:
+        await _play(seat, matches)
+    finally:
+        recording = False
+        await seat.close()
+    return batches
+
+
+def program_floor(program: Path, batches: list[bytes], rounds: int = 3) -> tuple[float, float]:
+    """The floor of a move by ``program`` on a pipe: microseconds from writing a move's
+    frames (recorded by ``record_moves``) to reading its answer, with a host that does
+    nothing else, and the program's CPU microseconds per move (best of ``rounds``)."""
+    child = subprocess.Popen(
+        [sys.executable, str(program)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        bufsize=0,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    out, back = child.stdin.fileno(), child.stdout.fileno()
+    reader = FrameReader()
+
+    def answer() -> None:
+        while not reader.feed(os.read(back, 65536)):
+            if not select.select([back], [], [], 30)[0]:
+                raise RuntimeError(f"{program.name} did not answer a recorded move")
+
+    best = cpu = float("inf")
+    try:
+        answer()  # its hello
+        os.write(out, encode(program_welcome(1, "bench", None)))
+        for _ in range(rounds):
+            began, program_began = time.perf_counter(), cpu_of(child.pid)
+            for batch in batches:
+                os.write(out, batch)
+                answer()
+            best = min(best, time.perf_counter() - began)
+            cpu = min(cpu, cpu_of(child.pid) - program_began)
+    finally:
+        child.stdin.close()
+        child.wait()
+    return round(1e6 * best / len(batches), 1), round(1e6 * cpu / len(batches), 1)
 
 
 def stdio_cost(
@@ -323,7 +398,19 @@ def stdio_cost(
         }
 
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
-        return loop.run(run())
+        figures = loop.run(run())
+        batches = loop.run(record_moves(program, FLOOR_MATCHES))
+    floor, floor_cpu = program_floor(program, batches)
+    figures.update(
+        program_floor_us=floor,
+        program_floor_cpu_us=floor_cpu,
+        program_floor_to_pipe=round(floor / pipe, 2),
+    )
+    return figures
+
+
+FLOOR_MATCHES = 6
+"""Matches recorded for ``program_floor``, which plays them three times over."""
 
 
 def dask_figures(
@@ -446,7 +533,10 @@ def stdio_figures(matches: int) -> dict[str, object]:
                 f"pipe round trip {c['pipe_round_trip_us']} us: {c['ratio_to_pipe']}x"
                 + (f" (target <= {PIPE_TARGET}x)" if c is one else "")
                 + f"; CPU per program move: host {c['host_cpu_extra_us_per_program_move']} us "
-                f"more than in-process, program {c['program_cpu_us_per_program_move']} us"
+                f"more than in-process, program {c['program_cpu_us_per_program_move']} us; "
+                f"the program's floor (a host that only writes recorded frames): "
+                f"{c['program_floor_us']} us a move ({c['program_floor_to_pipe']}x the pipe), "
+                f"{c['program_floor_cpu_us']} us of its CPU"
             )
         to_one = free["extra_us_per_program_move"] / one["extra_us_per_program_move"]
         click.echo(f"{kind}: any core / one core: {to_one:.2f}x (target <= {ANY_CORE_TARGET}x)")

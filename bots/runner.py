@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import msgspec
 from leastscore.game import (
+    Card,
     Declare,
     Declared,
     Event,
@@ -60,6 +61,7 @@ OnError = Literal["stop", "continue"]
 TurnKey = tuple[int, int, int, int]
 """(match, round, turn, seat to move): one turn, told apart from every other."""
 
+_MOVES = (Play, Declare)
 _TURN_OVER = (Played, Declared, RoundVoid, RoundStarted, MatchStarted, MatchEnded)
 
 
@@ -83,6 +85,8 @@ def wire_move(
 
     ``round`` and ``turn`` name the turn it answers, so that the host refuses it
     instead of playing it on a later turn if it arrives too late."""
+    if type(move) is Play and type(move.discard) is tuple and _cards_only(move):
+        return move_to_wire(move, msg_id, round, turn)  # the usual move, the short way
     if isinstance(move, Declare):
         return move_to_wire(move, msg_id, round, turn)
     if not isinstance(move, Play):
@@ -96,6 +100,16 @@ def wire_move(
             "Play.of('7H 7D', 'deck') or pick one from view.legal_plays()"
         )
     return move_to_wire(move, msg_id, round, turn)
+
+
+def _cards_only(move: Play) -> bool:
+    """Whether a play names nothing but ``Card`` objects (a card 0-51 each)."""
+    kinds = set(map(type, move.discard))
+    return kinds <= _CARD_TYPE and type(move.take) in _TAKE_TYPES
+
+
+_CARD_TYPE = {Card}
+_TAKE_TYPES = (Card, type(None))
 
 
 class BotThread:
@@ -191,6 +205,8 @@ class BotRunner:
         self._connection = 0
         self._sent: dict[int, Move] = {}
         self._async_choose = inspect.iscoroutinefunction(bot.choose)
+        self._hears = getattr(bot.on_event, "__func__", None) is not Bot.on_event
+        """Whether the bot has an ``on_event`` of its own (the base one does nothing)."""
         self._thread: BotThread | None = None
         self._lost = False
 
@@ -202,9 +218,27 @@ class BotRunner:
 
     def feed(self, message: msgspec.Struct | None) -> None:
         """A message just arrived (None: the stream ended)."""
-        if message is not None:
-            self._note_arrival(message)
-        self._inbox.append(message)
+        if message is None:
+            self._inbox.append(None)
+            self._wake_up()
+        else:
+            self.feed_all([message])
+
+    def feed_all(self, messages: list[msgspec.Struct]) -> None:
+        """Messages that arrived together (one read), in order."""
+        for m in messages:
+            kind = type(m)
+            if kind is Played:  # the messages of most moves: a turn over, a turn begun
+                self._latest = None
+            elif kind is Turn:
+                assert isinstance(m, Turn)
+                self._latest = (self._heard_matches, m.round, m.turn, m.seat)
+            else:
+                self._note_arrival(m)
+        self._inbox.extend(messages)
+        self._wake_up()
+
+    def _wake_up(self) -> None:
         wake = self._wake
         if wake is not None:
             self._wake = None
@@ -212,14 +246,6 @@ class BotRunner:
                 wake.set_result(None)
 
     def _note_arrival(self, m: msgspec.Struct) -> None:
-        kind = type(m)
-        if kind is Played:  # the messages of most moves: a turn over, a turn begun
-            self._latest = None
-            return
-        if kind is Turn:
-            assert isinstance(m, Turn)
-            self._latest = (self._heard_matches, m.round, m.turn, m.seat)
-            return
         if isinstance(m, Bye):
             self.host_left = True
         elif isinstance(m, MatchStarted):
@@ -276,8 +302,10 @@ class BotRunner:
 
     def _take(self, m: msgspec.Struct) -> bool:
         """Take in one message; True when the bot is to move on it now."""
+        kind = type(m)
         try:
-            self.tracker.apply(m, time.monotonic())
+            # Only a turn or a snapshot needs the time it arrived (the mover's clock).
+            self.tracker.apply(m, time.monotonic() if kind is Turn or kind is State else 0.0)
         except (IndexError, KeyError, TypeError):
             # Events of a match this program did not see begin (it was started, or
             # restarted, mid-match): the ``state`` snapshot with its turn catches it up.
@@ -285,9 +313,9 @@ class BotRunner:
                 self._lost = True
                 self.say("came in mid-match: waiting for the table's snapshot")
             return False
-        kind = type(m)
         if kind is Played:  # the messages of most moves, the short way
-            self._call(self.bot.on_event, m)  # (nothing for the deal: see DealMemory)
+            if self._hears:
+                self._call(self.bot.on_event, m)  # (nothing for the deal: see DealMemory)
             return False
         if kind is Turn:
             return self.finished is None and self.tracker.my_turn
@@ -318,7 +346,8 @@ class BotRunner:
             self._answered.clear()
             self._call(self.bot.reset)
         self.deal.on_event(event)
-        self._call(self.bot.on_event, event)
+        if self._hears:
+            self._call(self.bot.on_event, event)
         if isinstance(event, MatchEnded):
             self.matches_ended += 1
             self._tell_result(event)
@@ -377,7 +406,7 @@ class BotRunner:
         key, view, msg_id, started = asked
         try:
             move = self.bot.choose(view)
-            if inspect.isawaitable(move):
+            if type(move) not in _MOVES and inspect.isawaitable(move):
                 move = asyncio.run(_awaited(move))
         except Exception as e:
             self._failed("choose", e)

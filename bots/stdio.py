@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import inspect
 import os
-import re
 import select
 import stat
 import sys
@@ -29,6 +28,7 @@ from leastscore.protocol import (
     decode_server,
     encode,
 )
+from leastscore.protocol.codec import may_hold_ext
 from leastscore.protocol.messages import ServerMessage
 from leastscore.seats.loop import run
 
@@ -47,19 +47,15 @@ def _refuse_ext(code: int, data: memoryview) -> object:
 _typed = msgspec.msgpack.Decoder(ServerMessage, ext_hook=_refuse_ext).decode
 
 
-_MAY_HOLD_EXT = re.compile(rb"[\xc7-\xc9\xd4-\xd8]").search
-"""Whether a frame may hold an extension type: each one starts with one of these
-bytes (which other values may hold too: those frames merely take the long way)."""
-
-
-def decode(body: bytes) -> msgspec.Struct | None:
+def decode(body: bytes, plain: bool = False) -> msgspec.Struct | None:
     """``decode_server``, in one pass for a well-formed frame of a known type: the typed
     decoder goes straight to the struct. Anything it refuses is decoded again by
     ``decode_server``, which has the last word (a type this client does not know is
     None, a broken frame a ``ProtocolError``), and so is any frame that may hold an
     extension type: the typed decoder skips one in a field it does not know, where
-    the protocol refuses the frame."""
-    if _MAY_HOLD_EXT(body):
+    the protocol refuses the frame. ``plain``: the caller has seen that the frame
+    holds no byte that may open an extension type."""
+    if not plain and may_hold_ext(body):
         return decode_server(body)
     try:
         message: msgspec.Struct = _typed(body)
@@ -90,9 +86,11 @@ def run_stdio(bot: Bot, name: str | None = None) -> int:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)  # a frame goes whole into a pipe with room: the usual case
+    if written < len(data):
+        view = memoryview(data)[written:]
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 def _watchable(fd: int) -> bool:
@@ -150,20 +148,26 @@ class StdioPlayer:
         if not data:
             runner.feed(None)
             return
+        # One look at what was read says whether any frame cut from it alone may hold
+        # an extension type (most reads: none), instead of one look at each frame.
+        plain = not self.frames.pending and not may_hold_ext(data)
         try:
             bodies = self.frames.feed(data)
         except FrameTooLarge as e:
             self.broken.append(f"the host sent an oversized frame: {e}")
             runner.stop("a broken stream")
             return
+        messages = []
         for body in bodies:
             try:
-                message = decode(body)
+                message = decode(body, plain)
             except ProtocolError as e:
                 self.say(f"ignored a frame from the host that breaks the protocol: {e.message}")
                 continue
             if message is not None:  # a type this runner does not know: ignored
-                runner.feed(message)
+                messages.append(message)
+        if messages:
+            runner.feed_all(messages)
 
     def readable(self) -> bool | None:
         """Read what is there and hand it on: False at the end of the stream, None

@@ -53,6 +53,7 @@ _HEADERS = bytes([*range(0x80, 0xA0), *range(0xDC, 0xE0)])
 _NOT_HEADERS = bytes(sorted(set(range(256)) - set(_HEADERS)))
 _EXTS = bytes([0xC7, 0xC8, 0xC9, *range(0xD4, 0xD9)])
 """The bytes that open an extension type (ext 8/16/32, fixext 1-16)."""
+_NOT_EXTS = bytes(sorted(set(range(256)) - set(_EXTS)))
 _NOT_MARKS = bytes(sorted(set(range(256)) - set(_HEADERS) - set(_EXTS)))
 _typed = msgspec.msgpack.Decoder(ClientMessage)
 
@@ -123,6 +124,11 @@ def decode_client(body: bytes) -> Message:
             return message
         except (msgspec.DecodeError, msgspec.ValidationError):
             pass
+    return _decode_client_by_envelope(body)
+
+
+def _decode_client_by_envelope(body: bytes) -> Message:
+    """``decode_client`` the long way: the frame as a map, checked, then converted."""
     obj, kind, msg_id = _envelope(body, MAX_DEPTH)
     cls = CLIENT_TYPES.get(kind)
     if cls is None:
@@ -167,3 +173,11 @@ def decode_server(body: bytes) -> msgspec.Struct | None:
         return msgspec.convert(obj, cls)
     except msgspec.ValidationError as e:
         raise errors.ProtocolError(errors.BAD_MESSAGE, f"bad {kind}: {e}", msg_id) from None
+
+
+def may_hold_ext(data: bytes) -> bool:
+    """Whether ``data`` may hold an extension type: each one starts with one of the
+    ``_EXTS`` bytes (which other values may hold too: those frames merely take the long
+    way). A deleting ``translate`` looks at a byte in a third of what a regular
+    expression's search takes."""
+    return bool(data.translate(None, _NOT_EXTS))
