@@ -48,6 +48,38 @@ def _cards(names: list[str] | tuple[str, ...]) -> tuple[Card, ...]:
     return tuple(sorted(BY_NAME[n] for n in names))
 
 
+_GROUPS: dict[tuple[str, ...], tuple[Card, ...]] = {}
+_GROUP_MASKS: dict[tuple[Card, ...], int] = {}
+_GROUPS_HELD = 1 << 15
+"""Groups remembered: the pack has some 16,000 legal ones, and each message of a turn
+names several (the open cards, the discard, the legal discards); past the bound (a
+server sending groups that are not legal) the memory starts afresh."""
+
+
+def _group(names: list[str] | tuple[str, ...]) -> tuple[Card, ...]:
+    """``_cards`` of a group of cards (open cards, a discard, a legal discard), from
+    memory: a bot's turn names the same few groups again and again."""
+    key = tuple(names)
+    cards = _GROUPS.get(key)
+    if cards is None:
+        if len(_GROUPS) >= _GROUPS_HELD:
+            _GROUPS.clear()
+        cards = _GROUPS[key] = _cards(key)
+    return cards
+
+
+def _mask(group: tuple[Card, ...]) -> int:
+    mask = _GROUP_MASKS.get(group)
+    if mask is None:
+        if len(_GROUP_MASKS) >= _GROUPS_HELD:
+            _GROUP_MASKS.clear()
+        mask = 0
+        for c in group:
+            mask |= 1 << c
+        _GROUP_MASKS[group] = mask
+    return mask
+
+
 @dataclass
 class Tracker:
     player: str | None = None
@@ -105,9 +137,7 @@ class Tracker:
         for c in self.hand:
             mask |= 1 << c
         info = hand_info(mask, self.rules.runs_same_suit)
-        legal_groups = (
-            tuple(sum(1 << c for c in g) for g in self.legal) if self.legal else info.groups
-        )
+        legal_groups = tuple(map(_mask, self.legal)) if self.legal else info.groups
         return View(
             self.you,
             self.names,
@@ -178,7 +208,7 @@ class Tracker:
             self.turned_up = None  # dealt while this client was away: it did not see it
         self.round, self.turn, self.dealer, self.to_move = s.round, s.turn, s.dealer, s.to_move
         self.time_ms, self.turn_received = s.time_ms, now
-        self.hand, self.open = _cards(s.hand), _cards(s.open)
+        self.hand, self.open = _cards(s.hand), _group(s.open)
         self.hand_sizes, self.scores, self.active = (
             list(s.hand_sizes),
             list(s.scores),
@@ -187,7 +217,7 @@ class Tracker:
         self.deck_size, self.dead_size = s.deck_size, s.dead_size
         self.history = list(s.history)
         self.can_declare, self.can_draw = s.can_declare, s.can_draw
-        self.legal = tuple(_cards(g) for g in s.legal) if s.legal else ()
+        self.legal = tuple(map(_group, s.legal)) if s.legal else ()
         self.over = s.over
         self.standings = tuple(s.standings or ())
 
@@ -207,7 +237,7 @@ class Tracker:
             self.you = shown[0]  # (over stdio nothing else does, and it may change by match)
         mine = m.hands[self.you] if self.you is not None and self.you < len(m.hands) else None
         self.hand = _cards(mine) if mine else ()
-        self.open = _cards(m.open)
+        self.open = _group(m.open)
         self.turned_up = self.open[0] if len(self.open) == 1 else None
         self.hand_sizes = list(m.hand_sizes)
         self.deck_size, self.dead_size = m.deck_size, 0
@@ -217,13 +247,13 @@ class Tracker:
     def _turn(self, m: Turn, now: float) -> None:
         self.to_move, self.round, self.turn = m.seat, m.round, m.turn
         self.time_ms, self.turn_received = m.time_ms, now
-        self.open = _cards(m.open)
+        self.open = _group(m.open)
         self.can_draw = m.can_draw
         if m.seat == self.you:
             self.can_declare = m.can_declare
             if m.hand is not None:
                 self.hand = _cards(m.hand)
-            self.legal = tuple(_cards(g) for g in m.legal) if m.legal is not None else ()
+            self.legal = tuple(map(_group, m.legal)) if m.legal is not None else ()
         else:
             self.can_declare, self.legal = False, ()
 
@@ -240,7 +270,7 @@ class Tracker:
             if new:
                 kept.append(BY_NAME[new])
             self.hand = tuple(sorted(kept))
-        self.open = _cards(m.discard)
+        self.open = _group(m.discard)
         self.history.append(m if m.drawn is None else msgspec.structs.replace(m, drawn=None))
         self.turn += 1
         self.can_declare, self.legal = False, ()

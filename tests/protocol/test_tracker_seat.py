@@ -44,3 +44,29 @@ def test_time_left_counts_from_when_the_turn_arrived_on_the_clock_given() -> Non
     snapshot = State(table=table, you=0, match=match_state(match.view(0), 1500))
     tracker.apply(snapshot, now=300.0)  # a snapshot restarts the count with its time
     assert tracker.time_left(301.0) == 0.5
+
+
+def test_a_whole_match_followed_with_a_tiny_group_memory_gives_the_match_s_views(
+    monkeypatch,
+) -> None:
+    """The tracker remembers the groups it is told (open cards, discards, legal
+    discards); past its bound it starts afresh, and every view stays the match's."""
+    from leastscore.bots import GreedyBot
+    from leastscore.protocol import tracker as module
+
+    monkeypatch.setattr(module, "_GROUPS_HELD", 3)
+    match = Match(2, Rules(threshold=30), seed=8)
+    tracker, bot = Tracker(), GreedyBot()
+    for event in match.start():
+        tracker.apply(event.seen_by(0))
+    compared = 0
+    while not match.over:
+        seat = match.to_move
+        tracker.apply(turn_for(match.view(0), 5000, seat))
+        if seat == 0:
+            assert tracker.view() == match.view(0)
+            compared += 1
+        events = match.apply(seat, bot.choose(match.view(seat)))
+        for event in events:
+            tracker.apply(event.seen_by(0))
+    assert compared > 20 and len(module._GROUPS) <= 3 and len(module._GROUP_MASKS) <= 3
