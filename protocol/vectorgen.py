@@ -97,6 +97,13 @@ def shipped() -> Path:
     return Path(__file__).resolve().parent / "vectors"
 
 
+def shipped_messages(sender: str) -> list[dict[str, Any]]:
+    """The entries of the shipped ``messages.json`` that ``sender`` ("client" or
+    "server") sends: each with its ``name``, its ``frame`` in hex and its ``message``."""
+    entries = msgspec.json.decode((shipped() / "messages.json").read_bytes())["messages"]
+    return [m for m in entries if m["from"] == sender]
+
+
 # -- messages -------------------------------------------------------------------------
 
 Sample = tuple[str, str, msgspec.Struct | dict[str, Any], str]

@@ -12,13 +12,11 @@ from hypothesis import strategies as st
 from leastscore.bots.stdio import decode
 from leastscore.protocol import ProtocolError, decode_server
 from leastscore.protocol.messages import SERVER_TYPES
-from leastscore.protocol.vectorgen import shipped
+from leastscore.protocol.vectorgen import shipped_messages
 
-SERVER_VECTORS = [
-    m
-    for m in msgspec.json.decode((shipped() / "messages.json").read_bytes())["messages"]
-    if m["from"] == "server"
-]
+from ..protocol.strategies import msgpack_values
+
+SERVER_VECTORS = shipped_messages("server")
 
 
 def outcome(decoder: Any, body: bytes) -> tuple[str, object]:
@@ -61,15 +59,7 @@ def test_a_bad_frame_gets_the_same_answer(body: bytes) -> None:
     assert outcome(decode, body) == outcome(decode_server, body)
 
 
-values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what MessagePack holds
-    | st.text(max_size=5)
-    | st.floats(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
-    max_leaves=6,
-)
+values = msgpack_values()
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,13 +13,11 @@ from hypothesis import strategies as st
 from leastscore.protocol import ProtocolError, decode_client
 from leastscore.protocol.codec import MAX_DEPTH, _decode_client_by_envelope
 from leastscore.protocol.messages import CLIENT_TYPES, DeclareMove, PlayMove
-from leastscore.protocol.vectorgen import shipped
+from leastscore.protocol.vectorgen import shipped_messages
 
-CLIENT_VECTORS = [
-    m
-    for m in msgspec.json.decode((shipped() / "messages.json").read_bytes())["messages"]
-    if m["from"] == "client"
-]
+from .strategies import msgpack_values
+
+CLIENT_VECTORS = shipped_messages("client")
 
 
 def outcome(decoder: Any, body: bytes) -> tuple[str, object]:
@@ -83,16 +81,7 @@ def test_a_bad_frame_gets_the_same_answer(body: bytes) -> None:
     assert outcome(decode_client, body) == outcome(_decode_client_by_envelope, body)
 
 
-values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**64 - 1)  # what MessagePack holds
-    | st.text(max_size=5)
-    | st.sampled_from(["7H", "deck", "AS", "TC"])
-    | st.floats(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
-    max_leaves=6,
-)
+values = msgpack_values("7H", "deck", "AS", "TC")
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
