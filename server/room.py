@@ -134,8 +134,9 @@ class ConnectedSeat:
     def send(self, events: Sequence[Event]) -> None:
         conn = self._listener()
         if conn is not None:
+            send = conn.send_bytes
             for event in events:
-                conn.send_bytes(encoded(event))
+                send(encoded(event))
 
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         self.slot.expect((view.round, view.turn))

@@ -32,7 +32,6 @@ from leastscore.seats.seat import Seat
 from .room import Cancellable, ConnectedSeat, Host, encoded
 
 if TYPE_CHECKING:
-    from .connection import Connection
     from .journal import Recording
     from .players import Player
 
@@ -58,32 +57,13 @@ class RemoteSeat(ConnectedSeat):
         super().__init__(table, index, player)
         self.table = table
 
-    def _listener(self) -> Connection | None:
-        # ``ConnectedSeat._listener`` with the table's ``holds`` written out: it is asked
-        # for every frame a seat is sent, some nine times a move at a table of four.
-        player = self.player
-        conn = player.conn
-        if conn is None or conn.closed:
-            return None
-        table = self.table
-        if player.table is not table or table.held.get(player) != self.index:
-            return None
-        return conn
-
-    def send(self, events: Sequence[Event]) -> None:
-        conn = self._listener()
-        if conn is not None:
-            send = conn.send_bytes
-            for event in events:
-                send(encoded(event))
-
     def send_turn(self, mover: int, time_limit: float, view: Callable[[], View]) -> None:
         if mover == self.index:
             mine = view()
             self.slot.open((mine.round, mine.turn))
             conn = self._listener()
             if conn is not None:
-                conn.send_bytes(encode(turn_for(mine, int(time_limit * 1000), mover)))
+                conn.send(turn_for(mine, int(time_limit * 1000), mover))
         else:
             self.slot.close()
             conn = self._listener()
