@@ -29,7 +29,6 @@ from leastscore.protocol import (
     encode,
 )
 from leastscore.protocol.codec import may_hold_ext
-from leastscore.protocol.messages import ServerMessage
 from leastscore.seats.loop import run
 
 from leastscore.about import VERSION
@@ -38,30 +37,6 @@ from .base import Bot
 from .runner import BotFailed, BotRunner
 
 CLIENT = f"leastscore-sdk/{VERSION} (stdio)"
-
-
-def _refuse_ext(code: int, data: memoryview) -> object:
-    raise ValueError("an extension type")
-
-
-_typed = msgspec.msgpack.Decoder(ServerMessage, ext_hook=_refuse_ext).decode
-
-
-def decode(body: bytes, plain: bool = False) -> msgspec.Struct | None:
-    """``decode_server``, in one pass for a well-formed frame of a known type: the typed
-    decoder goes straight to the struct. Anything it refuses is decoded again by
-    ``decode_server``, which has the last word (a type this client does not know is
-    None, a broken frame a ``ProtocolError``), and so is any frame that may hold an
-    extension type: the typed decoder skips one in a field it does not know, where
-    the protocol refuses the frame. ``plain``: the caller has seen that the frame
-    holds no byte that may open an extension type."""
-    if not plain and may_hold_ext(body):
-        return decode_server(body)
-    try:
-        message: msgspec.Struct = _typed(body)
-    except (msgspec.DecodeError, ValueError, RecursionError):  # ValidationError is one
-        return decode_server(body)
-    return message
 
 
 def claim_stdout() -> int:
@@ -160,7 +135,7 @@ class StdioPlayer:
         messages = []
         for body in bodies:
             try:
-                message = decode(body, plain)
+                message = decode_server(body, plain=plain)
             except ProtocolError as e:
                 self.say(f"ignored a frame from the host that breaks the protocol: {e.message}")
                 continue

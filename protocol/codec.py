@@ -18,7 +18,14 @@ import msgspec
 
 from . import errors
 from .framing import HEADER
-from .messages import CLIENT_TYPES, SERVER_TYPES, ClientMessage, Message, optional_fields
+from .messages import (
+    CLIENT_TYPES,
+    SERVER_TYPES,
+    ClientMessage,
+    Message,
+    ServerMessage,
+    optional_fields,
+)
 from .text import PRINTABLE, PRINTABLE_RULE
 
 MAX_DEPTH = 32
@@ -56,6 +63,7 @@ _EXTS = bytes([0xC7, 0xC8, 0xC9, *range(0xD4, 0xD9)])
 _NOT_EXTS = bytes(sorted(set(range(256)) - set(_EXTS)))
 _NOT_MARKS = bytes(sorted(set(range(256)) - set(_HEADERS) - set(_EXTS)))
 _typed = msgspec.msgpack.Decoder(ClientMessage)
+_typed_server = msgspec.msgpack.Decoder(ServerMessage, ext_hook=_refuse_ext)
 
 
 def _within(obj: dict[Any, Any], limit: int) -> bool:
@@ -163,8 +171,26 @@ def _in_words(error: msgspec.ValidationError) -> str:
     return str(error).replace(_PATTERN, PRINTABLE_RULE)
 
 
-def decode_server(body: bytes) -> msgspec.Struct | None:
-    """A server's frame body as a typed message; None for a type this client does not know."""
+def decode_server(body: bytes, *, plain: bool = False) -> msgspec.Struct | None:
+    """A server's frame body as a typed message; None for a type this client does not know.
+
+    Most frames are read in one pass, straight into their struct, as in
+    ``decode_client``. A frame that may hold an extension type takes the envelope's
+    way, which refuses it as the protocol says (the typed decoder would skip one in a
+    field it does not know), and so does any frame the typed decoder refuses: the
+    envelope has the last word. ``plain``: the caller has seen that ``body`` holds no
+    byte that may open an extension type (one look at a whole read)."""
+    if plain or not may_hold_ext(body):
+        try:
+            message: msgspec.Struct = _typed_server.decode(body)
+            return message
+        except (msgspec.DecodeError, ValueError, RecursionError):  # ValidationError is one
+            pass
+    return _decode_server_by_envelope(body)
+
+
+def _decode_server_by_envelope(body: bytes) -> msgspec.Struct | None:
+    """``decode_server`` the long way: the frame as a map, checked, then converted."""
     obj, kind, msg_id = _envelope(body)
     cls = SERVER_TYPES.get(kind)
     if cls is None:
