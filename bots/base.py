@@ -28,3 +28,9 @@ class Bot:
 
     def reset(self) -> None:
         """Called before a new match: forget everything learned in the last one."""
+
+
+def watches(bot: Bot) -> bool:
+    """Whether ``bot`` has an ``on_event`` of its own (the base one does nothing): one
+    that does not is spared the call for every event."""
+    return getattr(bot.on_event, "__func__", None) is not Bot.on_event

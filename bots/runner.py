@@ -54,7 +54,7 @@ from leastscore.protocol.messages import (
 )
 from leastscore.protocol.tracker import Tracker
 
-from .base import Bot
+from .base import Bot, watches
 from .view import BotView, DealMemory
 
 OnError = Literal["stop", "continue"]
@@ -205,8 +205,7 @@ class BotRunner:
         self._connection = 0
         self._sent: dict[int, Move] = {}
         self._async_choose = inspect.iscoroutinefunction(bot.choose)
-        self._hears = getattr(bot.on_event, "__func__", None) is not Bot.on_event
-        """Whether the bot has an ``on_event`` of its own (the base one does nothing)."""
+        self._hears = watches(bot)
         self._thread: BotThread | None = None
         self._lost = False
 

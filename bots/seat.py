@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from leastscore.game import Event, IllegalMove, MatchStarted, Move, Played, View
 from leastscore.seats.seat import SeatFailed
 
-from .base import Bot
+from .base import Bot, watches
 from .view import BotView, DealMemory
 
 Thinker = Callable[[Bot, View], Awaitable[tuple[Move, Bot]]]
@@ -43,7 +43,7 @@ class BotSeat:
         self.delay = delay
         """Seconds to wait before moving, so that people can follow a bot's play."""
         self._is_async = inspect.iscoroutinefunction(bot.choose)
-        self._listens = type(bot).on_event is not Bot.on_event
+        self._listens = watches(bot)
         """False when the bot does not look at events (only the seat's deal memory does)."""
         self._deal = DealMemory()
         self._thinking: list[Event] | None = None
