@@ -51,16 +51,21 @@ class Load:
         """Seconds a bot waits before answering its turn."""
         self.server_cpu = 0.0
         """The server's CPU use during the window, in cores."""
+        self.client_cpu = 0.0
+        """This process's CPU use during the window, in cores: near 1, the clients
+        themselves are the bottleneck, and the latencies they measure are partly theirs."""
 
     async def measure(self, seconds: float, pid: int | None) -> None:
         """Count for ``seconds``, and the server's CPU use over the same window."""
         self.counting = True
         started = time.perf_counter()
         cpu = cpu_seconds(pid) if pid else 0.0
+        mine = time.process_time()
         await asyncio.sleep(seconds)
         self.counting = False
         self.seconds = time.perf_counter() - started
         self.server_cpu = (cpu_seconds(pid) - cpu) / self.seconds if pid else 0.0
+        self.client_cpu = (time.process_time() - mine) / self.seconds
 
 
 class BotClient(asyncio.Protocol):

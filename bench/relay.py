@@ -168,6 +168,7 @@ def relay_load(connections: int, seconds: float, loop_name: str = "uvloop") -> d
         "requests": load.moves,
         "requests_per_s": round(per_s),
         "relay_cpu": round(load.server_cpu, 2),
+        "client_cpu": round(load.client_cpu, 2),
         "relay_cpu_us_per_request": round(load.server_cpu / per_s * 1e6, 1) if per_s else 0.0,
         "p50_ms": round(statistics.median(load.latencies) * 1000, 2) if load.latencies else 0.0,
         "p99_ms": round(percentile(load.latencies, 0.99) * 1000, 2),
