@@ -20,6 +20,11 @@
    as a tournament's workers run their programs (``--affinity``, the default
    on Linux), and free to run anywhere. Targets: on one core at most 4 pipe
    round trips (measured in the same run), on any core at most 2x one core.
+   Two floors of the program, from its recorded frames: ``program_floor_us``, a
+   plain host that only writes them and reads each answer (the program's own
+   cost), and ``loop_floor_us``, the same through a host on this process's
+   event loop, spawned and heard as ``ProgramSeat`` does (the least any host on
+   the loop can cost, with no game work at all).
 3. The same fixtures as 1, played one after the other in this process (no
    pool): matches per CPU second, best of ``--runs``. This is the cost of the
    bots, the engine and the match driver around them, without the workers'
@@ -56,6 +61,7 @@ from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
+from leastscore.seats.sandbox import Containment, Usage, spawn
 from leastscore.seats.seat import Seat
 from leastscore.tournament.cluster import ClusterWorkers
 from leastscore.tournament.config import TournamentConfig, build
@@ -341,6 +347,65 @@ def program_floor(program: Path, batches: list[bytes], rounds: int = 3) -> tuple
     return round(1e6 * best / len(batches), 1), round(1e6 * cpu / len(batches), 1)
 
 
+async def program_loop_floor(
+    program: Path, batches: list[bytes], rounds: int = 3
+) -> tuple[float, float]:
+    """``program_floor`` with a host on this process's event loop, through the same
+    spawn and channel as ``ProgramSeat`` (under uvloop, socket pairs): each answer is
+    cut from the stream in the callback that read it, and the next recorded batch is
+    written at once. Microseconds a move, and this host's CPU microseconds a move
+    (best of ``rounds``): the floor of any host on the loop, which does no game work."""
+    loop = asyncio.get_running_loop()
+    reader = FrameReader()
+    answered: asyncio.Future[None] = loop.create_future()
+    state = {"left": 0}
+    proc: asyncio.subprocess.Process | None = None
+
+    class Answers:
+        def received(self, data: bytes) -> None:
+            for _ in reader.feed(data):
+                if state["left"] <= 0:
+                    if not answered.done():
+                        answered.set_result(None)
+                    return
+                state["left"] -= 1
+                assert proc is not None and proc.stdin is not None
+                proc.stdin.write(batches[len(batches) - 1 - state["left"]])
+
+        def ended(self, error: BaseException | None) -> None:
+            if not answered.done():
+                answered.set_exception(RuntimeError(f"{program.name} closed its output"))
+
+    jail = await spawn(
+        Containment(mode="none"),
+        [sys.executable, str(program)],
+        Usage(),
+        cwd=None,
+        env=None,
+        stderr=asyncio.subprocess.DEVNULL,
+        output=Answers(),
+    )
+    proc = jail.proc
+    assert proc.stdin is not None
+    best = cpu = math.inf
+    try:
+        await asyncio.wait_for(answered, 30)  # its hello
+        proc.stdin.write(encode(program_welcome(1, "bench", None)))
+        for _ in range(rounds):
+            answered = loop.create_future()
+            state["left"] = len(batches) - 1
+            began, host_began = time.perf_counter(), time.process_time()
+            proc.stdin.write(batches[0])
+            await asyncio.wait_for(answered, 60)
+            best = min(best, time.perf_counter() - began)
+            cpu = min(cpu, time.process_time() - host_began)
+    finally:
+        proc.stdin.close()
+        await proc.wait()
+        await jail.end()
+    return round(1e6 * best / len(batches), 1), round(1e6 * cpu / len(batches), 1)
+
+
 def stdio_cost(
     matches: int, rounds: int = 3, core: int | None = None, program: Path = PLAYER
 ) -> dict[str, float]:
@@ -400,11 +465,15 @@ def stdio_cost(
     with asyncio.Runner(loop_factory=loop_factory()) as loop:
         figures = loop.run(run())
         batches = loop.run(record_moves(program, FLOOR_MATCHES))
+        on_loop, on_loop_cpu = loop.run(program_loop_floor(program, batches))
     floor, floor_cpu = program_floor(program, batches)
     figures.update(
         program_floor_us=floor,
         program_floor_cpu_us=floor_cpu,
         program_floor_to_pipe=round(floor / pipe, 2),
+        loop_floor_us=on_loop,
+        loop_floor_host_cpu_us=on_loop_cpu,
+        loop_floor_to_pipe=round(on_loop / pipe, 2),
     )
     return figures
 
@@ -536,7 +605,10 @@ def stdio_figures(matches: int) -> dict[str, object]:
                 f"more than in-process, program {c['program_cpu_us_per_program_move']} us; "
                 f"the program's floor (a host that only writes recorded frames): "
                 f"{c['program_floor_us']} us a move ({c['program_floor_to_pipe']}x the pipe), "
-                f"{c['program_floor_cpu_us']} us of its CPU"
+                f"{c['program_floor_cpu_us']} us of its CPU; the same through a host on the "
+                f"event loop that does no game work: {c['loop_floor_us']} us a move "
+                f"({c['loop_floor_to_pipe']}x the pipe), {c['loop_floor_host_cpu_us']} us of "
+                "the host's CPU"
             )
         to_one = free["extra_us_per_program_move"] / one["extra_us_per_program_move"]
         click.echo(f"{kind}: any core / one core: {to_one:.2f}x (target <= {ANY_CORE_TARGET}x)")
