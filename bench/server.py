@@ -14,7 +14,9 @@ in a temporary SQLite file, as a server does by default). Last, the same
 client traffic goes through ``bench.relay``, a relay with the same framing that
 knows no game and forwards each frame to the four connections of its table: the
 server's CPU per move is reported as ``ratio_to_relay``, against the relay's CPU
-per request (the goal: at most 2x).
+per request (the goal: at most 2x). Beside it, ``bench.game_work``'s figure: the
+game's own work in a move with no traffic at all; what the server spends beyond
+the two is the layers between (connection, lobby, table, seats, driver, core).
 Last line: one JSON object.
 """
 
@@ -32,6 +34,7 @@ import click
 from leastscore.protocol import SERVER_FRAME_LIMIT, FrameReader
 from leastscore.seats.loop import run
 
+from .game_work import game_work
 from .load import (
     HEADER,
     BotClient,
@@ -174,6 +177,7 @@ def main(
             game.terminate()
             game.wait()
     relayed = relay_load(connections, seconds, loop_name)  # the floor: same traffic, no game
+    game_cpu = game_work()  # the other floor: the game, no traffic
     moves_per_s = played.moves / played.seconds
     echo_per_s = echoed.moves / echoed.seconds
     cpu_per_move = played.server_cpu / moves_per_s * 1e6
@@ -199,6 +203,10 @@ def main(
         "relay_p99_ms": relayed["p99_ms"],
         "relay_client_cpu": relayed["client_cpu"],
         "ratio_to_relay": round(cpu_per_move / relayed["relay_cpu_us_per_request"], 2),
+        "game_cpu_us_per_move": game_cpu,
+        "layers_cpu_us_per_move": round(
+            cpu_per_move - relayed["relay_cpu_us_per_request"] - game_cpu, 1
+        ),
         "echo_server_cpu": round(echoed.server_cpu, 2),
         "rss_mb": round(rss, 1),
         "idle_kib_per_connection": round(per_idle, 1),
@@ -211,7 +219,9 @@ def main(
         f"(p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms); "
         f"echo {result['echo_per_s']:,}/s; ratio {result['ratio']}; "
         f"server CPU {result['server_cpu_us_per_move']} us per move, "
-        f"{result['ratio_to_relay']}x the relay's {result['relay_cpu_us_per_request']} us"
+        f"{result['ratio_to_relay']}x the relay's {result['relay_cpu_us_per_request']} us, "
+        f"beyond the relay, the game's own work {game_cpu} us and the layers between "
+        f"{result['layers_cpu_us_per_move']} us"
         f"{' (recording matches)' if db else ''}; "
         f"server {result['rss_mb']} MB, {result['idle_kib_per_connection']} KiB per idle connection"
     )
