@@ -347,35 +347,48 @@ def program_floor(program: Path, batches: list[bytes], rounds: int = 3) -> tuple
     return round(1e6 * best / len(batches), 1), round(1e6 * cpu / len(batches), 1)
 
 
+class _Replay:
+    """The output side of ``program_loop_floor``: each answer of the program, cut from
+    the stream in the callback that read it, is followed at once by the next batch."""
+
+    def __init__(self, program: Path, batches: list[bytes]) -> None:
+        self.program, self.batches = program, batches
+        self.frames = FrameReader()
+        self.stdin: asyncio.StreamWriter | None = None
+        self.next = len(batches)
+        """The batch written after the next answer (none left: the round is over)."""
+        self.over: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def round(self) -> asyncio.Future[None]:
+        """Start a round of every batch; done at the answer to the last."""
+        assert self.stdin is not None
+        self.over = asyncio.get_running_loop().create_future()
+        self.next = 1
+        self.stdin.write(self.batches[0])
+        return self.over
+
+    def received(self, data: bytes) -> None:
+        for _ in self.frames.feed(data):
+            if self.next < len(self.batches):
+                assert self.stdin is not None
+                self.stdin.write(self.batches[self.next])
+                self.next += 1
+            elif not self.over.done():
+                self.over.set_result(None)
+
+    def ended(self, error: BaseException | None) -> None:
+        if not self.over.done():
+            self.over.set_exception(RuntimeError(f"{self.program.name} closed its output"))
+
+
 async def program_loop_floor(
     program: Path, batches: list[bytes], rounds: int = 3
 ) -> tuple[float, float]:
     """``program_floor`` with a host on this process's event loop, through the same
-    spawn and channel as ``ProgramSeat`` (under uvloop, socket pairs): each answer is
-    cut from the stream in the callback that read it, and the next recorded batch is
-    written at once. Microseconds a move, and this host's CPU microseconds a move
-    (best of ``rounds``): the floor of any host on the loop, which does no game work."""
-    loop = asyncio.get_running_loop()
-    reader = FrameReader()
-    answered: asyncio.Future[None] = loop.create_future()
-    state = {"left": 0}
-    proc: asyncio.subprocess.Process | None = None
-
-    class Answers:
-        def received(self, data: bytes) -> None:
-            for _ in reader.feed(data):
-                if state["left"] <= 0:
-                    if not answered.done():
-                        answered.set_result(None)
-                    return
-                state["left"] -= 1
-                assert proc is not None and proc.stdin is not None
-                proc.stdin.write(batches[len(batches) - 1 - state["left"]])
-
-        def ended(self, error: BaseException | None) -> None:
-            if not answered.done():
-                answered.set_exception(RuntimeError(f"{program.name} closed its output"))
-
+    spawn and channel as ``ProgramSeat`` (under uvloop, socket pairs). Microseconds a
+    move, and this host's CPU microseconds a move (best of ``rounds``): the floor of
+    any host on the loop, which does no game work."""
+    replay = _Replay(program, batches)
     jail = await spawn(
         Containment(mode="none"),
         [sys.executable, str(program)],
@@ -383,25 +396,22 @@ async def program_loop_floor(
         cwd=None,
         env=None,
         stderr=asyncio.subprocess.DEVNULL,
-        output=Answers(),
+        output=replay,
     )
-    proc = jail.proc
-    assert proc.stdin is not None
+    stdin = replay.stdin = jail.proc.stdin
+    assert stdin is not None
     best = cpu = math.inf
     try:
-        await asyncio.wait_for(answered, 30)  # its hello
-        proc.stdin.write(encode(program_welcome(1, "bench", None)))
+        await asyncio.wait_for(replay.over, 30)  # its hello
+        stdin.write(encode(program_welcome(1, "bench", None)))
         for _ in range(rounds):
-            answered = loop.create_future()
-            state["left"] = len(batches) - 1
             began, host_began = time.perf_counter(), time.process_time()
-            proc.stdin.write(batches[0])
-            await asyncio.wait_for(answered, 60)
+            await asyncio.wait_for(replay.round(), 60)
             best = min(best, time.perf_counter() - began)
             cpu = min(cpu, time.process_time() - host_began)
     finally:
-        proc.stdin.close()
-        await proc.wait()
+        stdin.close()
+        await jail.proc.wait()
         await jail.end()
     return round(1e6 * best / len(batches), 1), round(1e6 * cpu / len(batches), 1)
 
