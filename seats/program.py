@@ -122,6 +122,8 @@ class ProgramSeat:
         """Seconds a program has to exit after ``bye`` and a closed stdin before it is killed."""
         self.lingered = False
         """The last goodbye had to kill the program: it outstayed ``exit_time``."""
+        self._leaving = False
+        """Told ``bye``: a clean exit from now on is no failure."""
 
     # -- the process ----------------------------------------------------------------
 
@@ -133,6 +135,7 @@ class ProgramSeat:
         """Start the program and complete its handshake, or raise ``SeatFailed``."""
         await self.close(quick=True)
         self.failure = None
+        self._leaving = False
         self.starts += 1
         # Nothing but the welcome until it is asked to move (then it gets a snapshot),
         # or a new match starts: no frame before the welcome, no turn twice.
@@ -221,6 +224,8 @@ class ProgramSeat:
         code = await proc.wait()
         if self.proc is proc:
             over = self._over(code)
+            if over is None and code == 0 and self._leaving:
+                return  # it left when told ``bye``: as it should
             self._fail(over or (f"exited with code {code}" if code else "closed its output"))
 
     def _handle(self, message: msgspec.Struct) -> None:
@@ -325,6 +330,7 @@ class ProgramSeat:
         if proc is None:
             return
         if proc.returncode is None and not quick:
+            self._leaving = True
             self._write(Bye("the match is over"))
             self._flush()
             if proc.stdin is not None:
