@@ -409,6 +409,7 @@ class Jail:
         proc: asyncio.subprocess.Process,
         group: Cgroup | None,
         usage: Usage,
+        pipes: Sequence[asyncio.BaseTransport] = (),
     ) -> None:
         self.proc = proc
         self.group = group
@@ -417,8 +418,8 @@ class Jail:
         """The limits this start went over (each counted once)."""
         self._cpu = 0.0
         self._stderr: asyncio.Task[None] | None = None
-        self.pipes: list[asyncio.BaseTransport] = []
-        """The program's stdin and stdout when ``spawn`` made them (closed at ``end``)."""
+        self.pipes = tuple(pipes)
+        """The program's stdin and stdout, as ``spawn`` made them (closed at ``end``)."""
 
     def count(self, kind: FaultKind) -> bool:
         if kind in self.kinds:
@@ -498,7 +499,7 @@ def _findable(program: str, cwd: str | None) -> None:
 
 
 class Output(Protocol):
-    """Whoever hears a program's output as it is read (``spawn(output=...)``)."""
+    """Whoever hears a program's output as it is read (``spawn``'s ``output``)."""
 
     def received(self, data: bytes) -> None:
         """Bytes the program wrote to its stdout, as they were read."""
@@ -530,36 +531,29 @@ async def spawn(
     cwd: str | None,
     env: dict[str, str] | None,
     stderr: IO[bytes] | int | None,
-    output: Output | None = None,
+    output: Output,
 ) -> Jail:
     """Start ``argv`` contained, with pipes for stdin and stdout; raises ``OSError``.
 
-    With ``output``, what the program writes is handed to it as it is read (the
-    process's ``stdout`` stream then stays empty)."""
+    What the program writes is handed to ``output`` as it is read (the process's
+    ``stdout`` stream stays empty)."""
     if containment.mode == "bwrap":
         _findable(argv[0], cwd)  # bwrap would only say so on stderr
     group = containment.cgroup()
     capped = containment.mode != "none" and not isinstance(stderr, int | None)
-    pipes: dict[str, Any] = dict(
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
+    options: dict[str, Any] = dict(
         stderr=asyncio.subprocess.PIPE if capped else stderr,
         cwd=cwd,
         env=env,
         preexec_fn=containment.preexec(group),
     )
     try:
-        if output is None:
-            proc = await asyncio.create_subprocess_exec(*containment.argv(argv, cwd), **pipes)
-            heard: list[asyncio.BaseTransport] = []
-        else:
-            proc, heard = await _spawn_heard(containment.argv(argv, cwd), pipes, output)
+        proc, pipes = await _spawn_heard(containment.argv(argv, cwd), options, output)
     except BaseException:
         if group is not None:
             group.remove()
         raise
-    jail = Jail(proc, group, usage)
-    jail.pipes = heard
+    jail = Jail(proc, group, usage, pipes)
     if capped:
         assert not isinstance(stderr, int | None)
         jail.keep_stderr(stderr, containment.limits.stderr_kb * 1024)
@@ -583,7 +577,9 @@ async def _spawn_heard(
         transport, protocol = await loop.subprocess_exec(
             lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=2**16, loop=loop),
             *argv,
-            **{**options, "stdin": child_in, "stdout": child_out},
+            stdin=child_in,
+            stdout=child_out,
+            **options,
         )
     except BaseException:
         os.close(to_child)
