@@ -2,13 +2,13 @@
 
     python -m bench.game_work [--matches 40]
 
-Each move as ``bench.server``'s bots choose it is read from its frame, applied,
-its events are cut for the seats and every distinct copy is encoded once, and
-the next mover's ``turn``, the public ``turn`` and the ``ok`` are built and
-encoded. No connection, lobby, table, seat, driver, match core or event loop.
-``bench.server`` reports it beside the relay: what a server move costs beyond
-the relay (the same traffic, no game) and this (the game, no traffic) is the
-cost of the layers in between. Last line: one JSON object.
+Each move as ``bench.server``'s bots choose it (``bench.load.answer``) is read
+from its frame, applied, its events are cut for the seats and every distinct
+copy is encoded once, and the next mover's ``turn``, the public ``turn`` and the
+``ok`` are built and encoded. No connection, lobby, table, seat, driver, match
+core or event loop. ``bench.server`` reports it beside the relay: what a server
+move costs beyond the relay (the same traffic, no game) and this (the game, no
+traffic) is the cost of the layers in between. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -17,34 +17,32 @@ import json
 import time
 
 import click
-from leastscore.game import Declare, Match, Move, Play, Rules, groups
+import msgspec
+from leastscore.game import Match, Rules, groups
 from leastscore.protocol import decode_client, encode
-from leastscore.protocol.convert import move_from_wire, move_to_wire, public_turn, turn_for
+from leastscore.protocol.convert import move_from_wire, public_turn, turn_for
 from leastscore.protocol.messages import DeclareMove, Ok, PlayMove
 from leastscore.server.config import ServerConfig
+
+from .load import answer
 
 SEATS = ("north", "east", "south", "west")
 TIME_MS = 5000
 
 
-def _chosen(match: Match) -> Move:
-    """What a ``bench.load`` bot plays: declare at 5 points or less, else its last
-    legal discard, taking the deck when it can."""
-    view = match.view(match.to_move)
-    if view.can_declare and view.hand_total <= 5:
-        return Declare()
-    return Play(view.legal_discards[-1], None if view.can_draw else view.open[0])
-
-
 def client_frames(seed: int) -> list[bytes]:
-    """The bodies of the move frames of one match of four such bots."""
+    """The bodies of the move frames of one match of four ``bench.load`` bots, each
+    answering the ``turn`` message it would be sent."""
     match = Match(list(SEATS), Rules(), seed=seed)
     match.start()
     frames = []
     while not match.over:
-        move = _chosen(match)
-        frames.append(encode(move_to_wire(move, 1_000_001))[4:])
-        match.apply(match.to_move, move)
+        turn = msgspec.to_builtins(turn_for(match.view(match.to_move), TIME_MS, match.to_move))
+        body = msgspec.msgpack.encode(answer(turn, 1_000_001))
+        message = decode_client(body)
+        assert isinstance(message, PlayMove | DeclareMove)
+        match.apply(match.to_move, move_from_wire(message))
+        frames.append(body)
     return frames
 
 

@@ -33,6 +33,15 @@ def frame(message: dict[str, Any]) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
+def answer(turn: dict[str, Any], msg_id: int) -> dict[str, Any]:
+    """A bench bot's move for its ``turn`` message: declare at 5 points or less, else
+    discard the last legal group and take the deck (or the first open card)."""
+    if turn["can_declare"] and sum(VALUES[c[0]] for c in turn["hand"]) <= 5:
+        return {"type": "declare", "id": msg_id}
+    take = "deck" if turn["can_draw"] else turn["open"][0]
+    return {"type": "play", "id": msg_id, "discard": turn["legal"][-1], "take": take}
+
+
 class Load:
     """What the clients measured."""
 
@@ -118,14 +127,8 @@ class BotClient(asyncio.Protocol):
         if self.leaving:
             return
         self.next_id += 1
-        msg_id = MOVE_IDS + self.next_id
         self.sent_at = time.perf_counter()
-        total = sum(VALUES[c[0]] for c in turn["hand"])
-        if turn["can_declare"] and total <= 5:
-            self.send({"type": "declare", "id": msg_id})
-        else:
-            take = "deck" if turn["can_draw"] else turn["open"][0]
-            self.send({"type": "play", "id": msg_id, "discard": turn["legal"][-1], "take": take})
+        self.send(answer(turn, MOVE_IDS + self.next_id))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
