@@ -108,6 +108,23 @@ async def test_without_a_database_a_recording_does_nothing():
     assert journal.written == 0
 
 
+def test_the_database_is_made_readable_by_its_owner_alone(tmp_path: Path):
+    """Every hand ever dealt is in it: the file 0600 (its -wal and -shm files too), each
+    folder made for it 0700; a folder that was there keeps its mode."""
+    tmp_path.chmod(0o755)
+    path = tmp_path / "data" / "leastscore" / "matches.sqlite3"
+    store = MatchDatabase(str(path))
+    try:
+        store.begin("t", 0.0, ["ann", "bo"], RULES)
+        made = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+        assert {p.name: p.stat().st_mode & 0o777 for p in made} == {p.name: 0o600 for p in made}
+    finally:
+        store.close()
+    for folder in (path.parent, path.parent.parent):
+        assert folder.stat().st_mode & 0o777 == 0o700
+    assert tmp_path.stat().st_mode & 0o777 == 0o755
+
+
 def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path):
     path = tmp_path / "m.sqlite3"
     with sqlite3.connect(path) as db:
