@@ -158,3 +158,27 @@ async def test_a_match_still_open_when_the_server_stops_is_aborted_and_one_never
     assert record.table_name == "cancelled early" and record.status == "aborted"
     assert reader.log(record.id) == flat(parts[:5]) and events_rows(path) == 0
     reader.close()
+
+
+async def test_a_journal_that_keeps_no_aborted_match_keeps_the_finished_ones(tmp_path: Path):
+    """``play --local``'s: a practice game the player quit leaves nothing in ``history``."""
+    path = tmp_path / "m.sqlite3"
+    store = AsyncStore(str(path))
+    journal = Journal(store, keep_aborted=False)
+    parts = batches()
+    finished = journal.begin("played out", 1.0, ["ann", "bo", "cy"], RULES)
+    quit_ = journal.begin("quit", 2.0, ["ann", "bo", "cy"], RULES)
+    open_ = journal.begin("open at the end", 3.0, ["ann", "bo", "cy"], RULES)
+    for part in parts[:5]:
+        quit_.add(part)
+        open_.add(part)
+    await journal.flush()
+    finished.end(flat(parts), "finished")
+    quit_.end(flat(parts[:5]), "aborted")
+    await journal.close()  # nobody ended the third
+    store.close()
+    reader = MatchDatabase(str(path))
+    (record,) = reader.matches()
+    assert record.table_name == "played out" and record.status == "finished"
+    assert events_rows(path) == 0
+    reader.close()
