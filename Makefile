@@ -7,10 +7,14 @@ SUBPACKAGES := game protocol seats server client bots tournament
 
 .PHONY: play test lint typecheck unit coverage bench fuzz soak catalogs vectors clean
 
+# The install is quiet: setuptools' notice at every editable install ("Editable
+# installation": mind folders named like the package) is left out, as the folder of
+# that name here is the package itself.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,fast,lan,cluster,web]'
+	PYTHONWARNINGS='ignore:Editable installation' \
+		$(BIN)/python -m pip install --quiet -e '.[dev,fast,lan,cluster,web]'
 	touch $(STAMP)
 
 play: $(STAMP)

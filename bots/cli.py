@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -134,23 +133,15 @@ def run(
 )
 def new(name: str, lang: str, parent: Path) -> None:
     """Write a small working bot project NAME/, with a README and a test."""
-    from .scaffold import new_bot
+    from .scaffold import first_steps, new_bot
 
     try:
         target = new_bot(name, lang, parent)  # type: ignore[arg-type]
     except ValueError as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"wrote {target}/")
-    if lang == "python":
-        click.echo(
-            f"  cd {target} && {shlex.quote(sys.executable)} -m pytest"
-            "  # quick matches, the recorded transcript"
-        )
-    elif lang == "js":
-        click.echo(f"  cd {target} && npm ci && npm test")
-    else:
-        click.echo(f"  cd {target} && make test     # needs libmsgpack-dev and pkg-config")
-    click.echo("  then read its README.md")
+    for line in first_steps(target, lang):  # type: ignore[arg-type]
+        click.echo(f"  {line}")
 
 
 @bot.command()

@@ -53,9 +53,32 @@ def new_bot(name: str, lang: Language, parent: Path) -> Path:
             # this very installation, so the project's tests run from a plain shell
             ("__PYTHON__", shlex.quote(sys.executable)),
             ("__LEASTSCORE_ARGV__", json.dumps(LEASTSCORE)),
+            ("__LEASTSCORE_MAKE__", shlex.join(LEASTSCORE).replace("$", "$$")),
             ("__LEASTSCORE__", shlex.join(LEASTSCORE)),
         ):
             text = text.replace(placeholder, value)
         out = entry.name.removesuffix(".tmpl")
         (target / RENAMED.get(out, out)).write_text(text, encoding="utf-8")
     return target
+
+
+TESTS_RUN = (
+    "The tests run the leastscore this project was made with ({command}), from any shell,"
+    " with no environment activated; set LEASTSCORE to another leastscore program to use"
+    " that one."
+)
+"""What the JavaScript and C starters' READMEs say, and ``bot new`` too."""
+
+
+def first_steps(target: Path, lang: Language) -> list[str]:
+    """What ``bot new`` prints after writing a project: how to run its tests."""
+    here = shlex.quote(str(target))
+    tests_run = TESTS_RUN.format(command=shlex.join(LEASTSCORE))
+    if lang == "python":
+        python = shlex.quote(sys.executable)
+        steps = [f"cd {here} && {python} -m pytest    # quick matches, the recorded transcript"]
+    elif lang == "js":
+        steps = [f"cd {here} && npm ci && npm test", tests_run]
+    else:
+        steps = [f"cd {here} && make test    # needs libmsgpack-dev and pkg-config", tests_run]
+    return [*steps, "then read its README.md"]

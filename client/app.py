@@ -21,6 +21,7 @@ from leastscore.game import (
     Play,
     RoundStarted,
 )
+from leastscore.protocol import errors
 from leastscore.protocol.convert import move_to_wire
 from leastscore.protocol.messages import (
     AddBot,
@@ -283,9 +284,11 @@ class Client:
             self.hint()
         elif isinstance(c, cmd.Help):
             self.show(screen.help_view(self.look))
+            self._clock_runs()
         elif isinstance(c, cmd.ShowRules):
             text = rules_text()
             self.show(Markdown(text) if self.look.unicode else Text(text))
+            self._clock_runs()
         elif isinstance(c, cmd.Redraw):
             self._redraw(moves=5)
         elif isinstance(c, cmd.Quit):
@@ -317,9 +320,7 @@ class Client:
                 ).format(table=table)
             )
         elif isinstance(c, cmd.JoinTable):
-            table_id = await self._table_id(c.table)
-            if table_id is not None:
-                await self.request(Join(table=table_id, watch=c.watch, password=c.password))
+            await self.join(c)
         elif isinstance(c, cmd.AddBots):
             for _bot in range(c.count):
                 await self.request(AddBot(level=c.level))
@@ -351,6 +352,28 @@ class Client:
             return
         await self.request(move_to_wire(move))
 
+    def _clock_runs(self) -> None:
+        """After a long text on your own turn: the move's time did not stop meanwhile."""
+        if self.tracker.my_turn:
+            self.show(screen.turn_line(self.tracker, self.look, time.monotonic()))
+
+    async def join(self, c: cmd.JoinTable) -> None:
+        """Sit at (or watch) a table; the password it needs is asked for with the same
+        command (``watch 2 --password P``, not ``join``)."""
+        table_id = await self._table_id(c.table)
+        if table_id is None:
+            return
+        try:
+            await self.request(Join(table=table_id, watch=c.watch, password=c.password))
+        except ServerError as e:
+            if e.code != errors.PASSWORD_NEEDED:
+                raise
+            self.problem(
+                _("That table needs a password: {command} {table} --password P").format(
+                    command="watch" if c.watch else "join", table=c.table
+                )
+            )
+
     async def list_tables(self) -> None:
         reply = await self.request(ListTables())
         assert isinstance(reply, Tables)
@@ -360,10 +383,13 @@ class Client:
     async def _table_id(self, ref: str) -> str | None:
         """A table by id, by its number in the last list, or by its name."""
         if ref.isdigit():
-            if not self.known_tables:
-                reply = await self.request(ListTables())
-                assert isinstance(reply, Tables)
-                self.known_tables = list(reply.tables)
+            if not self.known_tables:  # none listed from this server yet (or since it restarted)
+                await self.list_tables()
+                if self.known_tables:
+                    self.problem(
+                        _("The server's tables now: choose again by number from this list.")
+                    )
+                    return None
             n = int(ref)
             if 1 <= n <= len(self.known_tables):
                 return self.known_tables[n - 1].id
@@ -482,6 +508,7 @@ class Client:
         self.show(Text(line, style=self._warn))
         self.conn.tracker = Tracker()
         self._seated = ()
+        self.known_tables = []  # the numbers of the last list were the old server's
 
     @property
     def _warn(self) -> str:

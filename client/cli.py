@@ -265,8 +265,9 @@ async def _practice_server(local: LocalTable) -> Server:
     config = ServerConfig(
         host="127.0.0.1",
         port=0,
-        db=default_db(),  # practice matches show in `leastscore history` too
+        db=default_db(),  # practice matches played to the end show in `leastscore history`
         recover=False,
+        keep_aborted=False,  # one the player quit does not
         bot_delay=local.bot_delay,
         human_move_time=local.move_time,
         idle_timeout=24 * 3600,

@@ -14,7 +14,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from leastscore.about import data_dir
+from leastscore.about import data_dir, private_folder
 
 
 class SeatFile:
@@ -36,7 +36,7 @@ class SeatFile:
         """Write the token, mode 0600 in a 0700 folder; a folder that refuses is no error
         (the seat is then only kept for this session, as before)."""
         with contextlib.suppress(OSError):
-            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_folder(self.folder)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(token)

@@ -31,6 +31,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -354,8 +355,16 @@ class Cgroup:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
 
-    def remove(self) -> None:
+    def remove(self, wait: float = 5.0) -> None:
+        """Kill what is in the group and drop its folders. A killed process leaves its
+        group only once the kernel runs it again (later on a busy machine), and a group
+        still holding one cannot be removed: it is read again until empty, ``wait``
+        seconds at most."""
+        deadline = time.monotonic() + wait
         self.kill()
+        while self.pids() and time.monotonic() < deadline:
+            time.sleep(0.002)
+            self.kill()
         for c in self.controllers:
             with contextlib.suppress(OSError):
                 self.path(c).rmdir()

@@ -43,7 +43,7 @@ class Server:
                 "the last server died during match(es) %s: marked interrupted",
                 ", ".join(map(str, self.store.interrupted)),
             )
-        self.journal = Journal(self.store)
+        self.journal = Journal(self.store, keep_aborted=self.config.keep_aborted)
         """Every match is written down as it is played (see ``journal``)."""
         self.lobby = Lobby(self)
         self.bots = HouseBots(self.config)

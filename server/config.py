@@ -18,6 +18,10 @@ class ServerConfig:
     """Mark the matches the database holds as running as interrupted when starting. Off
     for a server inside ``play --local``: it shares the file with any ``serve`` of this
     user, whose running matches are alive."""
+    keep_aborted: bool = True
+    """Keep a match stopped before its end (``aborted``) in the database. Off for a
+    server inside ``play --local``: a practice game the player quit is nobody's record
+    (one played to its end is kept)."""
     max_frame: int = MAX_FRAME
     handshake_timeout: float = 10.0
     idle_timeout: float = 300.0

@@ -59,8 +59,16 @@ class Journal:
     what keeps the cost per move small (see ``bench.store``), and handing each batch
     to the store's thread is what keeps the disk off the loop."""
 
-    def __init__(self, store: AsyncStore | None, interval: float = 0.1, batch: int = 2000) -> None:
+    def __init__(
+        self,
+        store: AsyncStore | None,
+        interval: float = 0.1,
+        batch: int = 2000,
+        keep_aborted: bool = True,
+    ) -> None:
         self.store = store
+        self.keep_aborted = keep_aborted
+        """Keep a match stopped before its end; without, its row goes (see ``ServerConfig``)."""
         self.interval = interval
         self.batch = batch
         self.written = 0
@@ -105,7 +113,8 @@ class Journal:
         # being written now are written first (the store's thread keeps the order).
         self._pending = [p for p in self._pending if p[0] is not recording]
         self._count = sum(len(p[3]) for p in self._pending)
-        log_copy = list(events)
+        kept = status != "aborted" or self.keep_aborted
+        log_copy = list(events) if kept else []  # no events: finish drops the row
 
         def finish(store: MatchDatabase, rec: Recording) -> None:
             if rec.id is None:  # its row could not be written: write it now
@@ -134,7 +143,7 @@ class Journal:
         await self.flush()
         for recording in list(self._open):
             recording.ended = True
-            self._call(recording, _settle)
+            self._call(recording, _settle if self.keep_aborted else _drop)
         self._open.clear()
         if self._timer is not None:
             self._timer.cancel()
@@ -198,6 +207,11 @@ class Journal:
 def _settle(store: MatchDatabase, recording: Recording) -> None:
     if recording.id is not None:
         store.settle(recording.id, "aborted")
+
+
+def _drop(store: MatchDatabase, recording: Recording) -> None:
+    if recording.id is not None:
+        store.finish(recording.id, [], "aborted")
 
 
 def _begin(store: MatchDatabase, recording: Recording) -> None:

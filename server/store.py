@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 from leastscore.game import Event, MatchEnded, RoundStarted, Rules, write_log
 from leastscore.game.log import decode_event, encode_event
 
+from leastscore.about import private_file
+
 VERSION = 2
 """The schema this code writes (``pragma user_version``). Files written before the
 schema had a number (user_version 0) hold version 1: the ``matches`` table alone."""
@@ -88,7 +90,7 @@ class MatchDatabase:
     from one thread at a time (``AsyncStore`` gives it one of its own)."""
 
     def __init__(self, path: str) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        private_file(Path(path))  # SQLite gives its -wal and -shm files the same mode
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")

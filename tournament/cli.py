@@ -186,7 +186,8 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
     "--web",
     metavar="[HOST:]PORT",
     help="Show the standings live in browsers on this port (read-only; the host is --listen's,"
-    " else 127.0.0.1). Needs leastscore[web] (aiohttp).",
+    " else 127.0.0.1), and the final report after the end until Ctrl-C. Needs"
+    " leastscore[web] (aiohttp).",
 )
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of the JSON standings.")
 @click.pass_context
@@ -412,7 +413,22 @@ def run_tournament(
             console.print(report.sprt_line(sprt))
         if len(config.entrants) > 2:
             console.print(report.crosstable(tally))
-    return finish_message(err, played, store, len(config.schedule()))
+    code = finish_message(err, played, store, len(config.schedule()))
+    keep_serving(config, played, err)
+    return code
+
+
+def keep_serving(config: TournamentConfig, played: Any, err: Any) -> None:
+    """With ``--web``, a run played to its end keeps its final report served until Ctrl-C."""
+    if played.web_address is None or played.interrupted:
+        return
+    from . import report
+    from .web import serve_final
+
+    tally, sprt = played.tally, played.sprt
+    host, port = played.web_address
+    page, standings = report.to_html(config, tally, sprt), report.to_json(config, tally, sprt)
+    serve_final(host, port, page, standings, say=lambda line: err.print(line, highlight=False))
 
 
 def _cluster(text: Any) -> str:

@@ -51,6 +51,8 @@ class LiveRun:
     interrupted: bool
     results: list[MatchResult]
     """Every result counted (kept only when asked for)."""
+    web_address: tuple[str, int] | None = None
+    """Where ``--web`` served the live page (its port known once it was served)."""
 
 
 def play_live(
@@ -139,6 +141,7 @@ def play_live(
     show = err.is_terminal and not quiet
     started = time.perf_counter()
     interrupted = False
+    served: list[tuple[str, int]] = []
 
     async def play() -> None:
         if web is None:
@@ -157,6 +160,7 @@ def play_live(
             standings=lambda: report.to_json(config, tally, sprt),
         )
         await view.start()
+        served.append((view.host, view.port))
         err.print(f"the tournament live at {view.address}", highlight=False)
         try:
             await runner.run(todo)
@@ -187,7 +191,8 @@ def play_live(
         tally = upto
         kept = [r for r in kept if r.fixture < cut]
     tally.finish()
-    return LiveRun(tally, sprt, tally.counted - done, elapsed, interrupted, kept)
+    web_address = served[0] if served else None
+    return LiveRun(tally, sprt, tally.counted - done, elapsed, interrupted, kept, web_address)
 
 
 def write_reports(config: TournamentConfig, store: Store, played: LiveRun) -> None:

@@ -5,10 +5,15 @@ stands, with progress and an estimate of the time left, and a few lines of scrip
 fetch the page again every few seconds and put the new body in place. The report written
 at the end and the page on the wall are the same function's output, so they never
 disagree. aiohttp serves it from the tournament's own event loop; it is read-only.
+When the run ends, ``serve_final`` keeps the final report at the same address until
+Ctrl-C, so that the page on the wall does not go blank at the moment it is complete.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,3 +63,24 @@ class TournamentView(WebSite):
 
     async def _standings(self, request: web.Request) -> web.Response:
         return web.Response(body=self.standings(), content_type="application/json")
+
+
+def serve_final(
+    host: str, port: int, page: str, standings: bytes, say: Callable[[str], None]
+) -> None:
+    """The run is over: serve its final report (and ``standings.json``) at the live
+    page's address until Ctrl-C or SIGTERM, saying so."""
+
+    async def serve() -> None:
+        view = TournamentView(host, port, page=lambda: page, standings=lambda: standings)
+        await view.start()
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        say(f"the final standings stay at {view.address} until Ctrl-C")
+        try:
+            await stop.wait()
+        finally:
+            await view.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())

@@ -1,19 +1,16 @@
 // The protocol code against the test vectors that ship with leastscore, and the
 // recorded stdio transcript (a restart, a snapshot then its turn) through `bot replay`.
-//   npm test      (set LEASTSCORE to the leastscore command if it is not on PATH)
+//   npm test      (leastscore-cli.js says which leastscore it runs)
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { decode } from "@msgpack/msgpack";
+import { leastscore } from "./leastscore-cli.js";
 import { FrameReader, frame } from "./leastscore.js";
 
-const leastscore = process.env.LEASTSCORE ?? "leastscore";
-const here = fileURLToPath(new URL(".", import.meta.url));
-const where = execFileSync(leastscore, ["frame", "vectors"], { encoding: "utf8" }).trim();
+const where = leastscore("frame", "vectors").trim();
 const { messages } = JSON.parse(readFileSync(join(where, "messages.json"), "utf8"));
 const bytes = (m) => Buffer.from(m.frame, "hex");
 // JSON numbers past 2^53 (the ids at the 64-bit limits) are not exact in JavaScript.
@@ -49,9 +46,5 @@ test("every client message we send is the vector's bytes", () => {
 });
 
 test("the recorded transcript: each turn answered once, with a legal move", () => {
-  const out = execFileSync(leastscore, ["bot", "replay", "node bot.js --stdio"], {
-    cwd: here,
-    encoding: "utf8",
-  });
-  assert.match(out, /Result: passed\./);
+  assert.match(leastscore("bot", "replay", "node bot.js --stdio"), /Result: passed\./);
 });

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from leastscore.bots.scaffold import class_name, new_bot
+from leastscore.bots.scaffold import LEASTSCORE, TESTS_RUN, Language, class_name, new_bot
 
 
 def leastscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -27,7 +27,9 @@ def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
     made = leastscore("bot", "new", "lowball", cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     project = tmp_path / "lowball"
-    assert sorted(p.name for p in project.iterdir()) == ["README.md", "bot.py", "test_bot.py"]
+    assert sorted(p.name for p in project.iterdir()) == [
+        "README.md", "bot.py", "pytest.ini", "test_bot.py",
+    ]  # fmt: skip
     assert "class LowballBot(Bot):" in (project / "bot.py").read_text()
     tested = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(project)],
@@ -38,6 +40,16 @@ def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
     )
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "3 passed" in tested.stdout
+    # nothing else: no plugin's deprecation warning on a new author's first run
+    assert "warning" not in (tested.stdout + tested.stderr).lower()
+
+
+def plain_shell() -> dict[str, str]:
+    """A shell with no environment activated and no ``leastscore`` on its PATH."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PATH"] = "/usr/bin:/bin"
+    assert shutil.which("leastscore", path=env["PATH"]) is None
+    return env
 
 
 def test_the_python_project_s_readme_commands_work_from_a_plain_shell(tmp_path: Path) -> None:
@@ -47,10 +59,8 @@ def test_the_python_project_s_readme_commands_work_from_a_plain_shell(tmp_path: 
     line = next(line.strip() for line in readme.splitlines() if "-m pytest" in line)
     command = [*shlex.split(line.split("#")[0]), "-q", "-p", "no:cacheprovider"]
     assert command[0] == sys.executable
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env["PATH"] = "/usr/bin:/bin"
     tested = subprocess.run(
-        command, capture_output=True, text=True, timeout=120, cwd=project, env=env
+        command, capture_output=True, text=True, timeout=120, cwd=project, env=plain_shell()
     )
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert "3 passed" in tested.stdout
@@ -103,13 +113,9 @@ def test_a_c_bot_project_builds_and_passes_its_own_test(tmp_path: Path) -> None:
         ".gitignore", "Makefile", "README.md", "bot.c", "leastscore.c", "leastscore.h",
         "test_vectors.c",
     ]  # fmt: skip
-    command = str(Path(sys.executable).parent / "leastscore")
+    env = plain_shell()  # make test runs the leastscore the project was made with
     tested = subprocess.run(
-        ["make", "test", f"LEASTSCORE={command}"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=project,
+        ["make", "test"], capture_output=True, text=True, timeout=300, cwd=project, env=env
     )
     out = tested.stdout + tested.stderr
     assert tested.returncode == 0, out
@@ -123,3 +129,18 @@ def test_a_c_bot_project_builds_and_passes_its_own_test(tmp_path: Path) -> None:
             capture_output=True, text=True, timeout=300, cwd=project,
         )  # fmt: skip
         assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("lang", ["js", "c"])
+def test_bot_new_and_the_readme_say_which_leastscore_the_tests_run(
+    lang: Language, tmp_path: Path
+) -> None:
+    """The hint ``bot new`` prints and the project's README say the same: the tests run
+    the leastscore the project was made with, and LEASTSCORE names another."""
+    made = leastscore("bot", "new", "same", "--lang", lang, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    said = " ".join(made.stdout.split())
+    readme = " ".join((tmp_path / "same" / "README.md").read_text().replace("`", "").split())
+    sentence = TESTS_RUN.format(command=shlex.join(LEASTSCORE)).removesuffix(".")
+    assert sentence in said and sentence in readme
+    assert "LEASTSCORE" in sentence and sys.executable in sentence

@@ -74,26 +74,48 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
     local.expect(r"Type start to play again")
     local.type("quit")
     assert local.finish() == 0
+    # a practice match played to its end is recorded
+    history = subprocess.run(
+        [sys.executable, "-m", "leastscore", "history"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_DATA_HOME": local._data.name},
+        timeout=60,
+    )
+    assert history.returncode == 0, history.stderr
+    assert re.search(r"finished +Practice +Ann", history.stdout), history.stdout
 
 
-def test_a_practice_match_is_recorded_and_listed_in_history() -> None:
-    term = Terminal(*LOCAL, "--bots", "1", "--threshold", "15")
+def test_a_practice_game_quit_before_its_end_is_not_kept(tmp_path: Path) -> None:
+    """``play --local`` records a match played to its end; one quit is nobody's record.
+    The database it makes is the player's alone."""
+    from leastscore.server.store import MatchDatabase
+
+    data = tmp_path / "data"
+    term = Terminal(*LOCAL, "--threshold", "15", env={"XDG_DATA_HOME": str(data)})
     try:
         term.my_turn()
         term.type("quit")
         assert term.finish() == 0
-        env = {**os.environ, "XDG_DATA_HOME": term._data.name}
-        out = subprocess.run(
-            [sys.executable, "-m", "leastscore", "history"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=60,
-        )
-        assert out.returncode == 0, out.stderr
-        assert re.search(r"aborted .*Ann, Counter bot", out.stdout), out.stdout
     finally:
         term.kill()
+    db = data / "leastscore" / "matches.sqlite3"
+    assert db.stat().st_mode & 0o777 == 0o600
+    assert db.parent.stat().st_mode & 0o777 == 0o700
+    store = MatchDatabase(str(db))
+    try:
+        assert store.matches() == []
+    finally:
+        store.close()
+
+
+def test_help_and_rules_on_your_turn_end_with_the_time_left(local: Terminal) -> None:
+    """The move's clock runs while they fill the screen: the turn line comes again."""
+    local.my_turn()
+    for command, shown in (("help", r"list the tables on the server"), ("rules", r"Legal groups")):
+        local.type(command)
+        local.expect(shown)
+        local.expect(r"Your turn: \d+ s to move\.")
 
 
 def test_an_illegal_move_is_explained_and_the_turn_is_not_lost(local: Terminal) -> None:
@@ -258,13 +280,15 @@ def test_the_lobby_two_people_and_a_spectator(server: ServerProcess) -> None:
         bea.type("tables")
         bea.expect(rf"{table}.*Friday.*1/3.*open.*runs_same_suit")
         bea.type("join 1")
-        bea.expect(r"That table needs a password: join ID --password P")
+        bea.expect(r"That table needs a password: join 1 --password P")
         bea.type("join 1 --password guess")
         bea.expect(r"Wrong password for that table")
         bea.type("join 1 --password s3cret")
         bea.expect(r"Table Friday .*Ann, Bea \(you\)")
         ann.expect(r"Ann \(you\), Bea")
-        eve.type(f"watch {table} --password s3cret")  # a private table: watching too
+        eve.type(f"watch {table}")  # a private table: watching too, with the same command
+        eve.expect(rf"That table needs a password: watch {table} --password P")
+        eve.type(f"watch {table} --password s3cret")
         eve.expect(r"Table Friday")
         ann.type("chat hello all")
         bea.expect(r"Ann: hello all")
@@ -376,6 +400,43 @@ def test_a_server_that_restarts_during_a_match_sends_you_back_to_the_lobby() -> 
         assert term.finish() == 0
     finally:
         term.kill()
+        first.stop()
+        if again is not None:
+            again.stop()
+
+
+def test_after_a_server_restart_a_table_number_is_not_the_old_list_s() -> None:
+    """The tables of the server that stopped are gone: a number typed then shows the new
+    server's list to choose from, never a table id of the old one."""
+    port = free_port()
+    first = ServerProcess("--port", str(port))
+    ann = Terminal("--server", f"127.0.0.1:{port}", "--name", "Ann", "--retries", "40")
+    bea = Terminal("--server", f"127.0.0.1:{port}", "--name", "Bea", "--retries", "40")
+    again = None
+    try:
+        ann.expect(r"No tables yet")
+        ann.type("create Old --seats 2")
+        ann.expect(r"Others join with")
+        bea.expect(r"Connected to")
+        bea.type("tables")
+        bea.expect(r"Old")
+        first.stop()
+        for term in (ann, bea):
+            term.expect(r"Trying again \(\d+ of \d+\)")
+        again = ServerProcess("--port", str(port))
+        ann.expect(r"The server stopped: your table is gone\.")
+        bea.expect(r"The server restarted\.")
+        ann.type("create New --seats 2")
+        ann.expect(r"Others join with")
+        bea.type("join 1")
+        bea.expect(r"New")
+        bea.expect(r"The server's tables now: choose again by number from this list\.")
+        bea.type("join 1")
+        bea.expect(r"Table New .*Ann, Bea \(you\)")
+        assert "no table" not in bea.text
+    finally:
+        for term in (ann, bea):
+            term.kill()
         first.stop()
         if again is not None:
             again.stop()

@@ -92,6 +92,9 @@ def test_its_own_unit_tests_pass(js_bot: Path) -> None:
 def test_the_template_speaks_the_same_protocol_code() -> None:
     for shared in ("leastscore.js", "vectors.test.js"):
         assert (TEMPLATE / shared).read_text() == (JS_BOT / shared).read_text(), shared
+    # the one file that differs: which leastscore the tests run
+    assert (TEMPLATE / "leastscore-cli.js.tmpl").exists()
+    assert (JS_BOT / "leastscore-cli.js").exists()
 
 
 async def test_a_real_match_against_the_server(js_bot: Path, server: Server) -> None:
@@ -216,13 +219,9 @@ def test_bot_new_js_passes_its_own_test(js_bot: Path, tmp_path: Path) -> None:
     env["PATH"] = os.pathsep.join(
         [str(Path(npm).parent), str(Path(NODE or "node").parent), "/usr/bin", "/bin"]
     )
+    assert shutil.which("leastscore", path=env["PATH"]) is None
     done = subprocess.run(
-        [npm, "test"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=with_leastscore(),
+        [npm, "test"], cwd=project, capture_output=True, text=True, timeout=180, env=env
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "# pass 6" in done.stdout

@@ -247,6 +247,34 @@ def test_auto_move_sheds_highest_and_draws():
     assert events[0].auto
 
 
+@pytest.mark.parametrize(
+    ("hand", "shed"),
+    [
+        ("2C 3D 4H KC KS", "KS"),  # of one rank: the suit last in C D H S
+        ("KD KH 5C 6C 7C", "KH"),
+        ("TH JD QC 5S 6S", "QC"),  # of cards worth 10: the highest rank, whatever the suit
+        ("AS AH 2C 3C 4D", "4D"),  # the Ace is low
+        ("QS KC AD 2H 3H", "KC"),  # in a hand that holds Q K A too
+    ],
+)
+def test_the_automatic_move_sheds_the_last_card_of_the_sorted_hand(hand, shed):
+    """PROTOCOL.md: the highest rank (Ace low), then the suit last in C D H S: always
+    the last card of ``hand`` as the wire sorts it."""
+    m = rigged_match(["9C 9D 9H 9S 8C", hand, "8D 8H 8S 7D 7H"], "6D")
+    assert m.auto_move(1) == Play.of(shed, "deck")
+    assert str(m.view(1).hand[-1]) == shed
+
+
+def test_with_nothing_to_draw_the_automatic_move_takes_the_first_open_card():
+    m = rigged_match(["2C 3C 4C 5C 6C", "7D 7H 9S JD KD", "2H 3H 4H 5H 6H"], "QS")
+    m.apply(1, Play.of("7h 7d", "deck"))  # the open cards: 7D 7H
+    m.hands[0] |= mask_of(m.deck + m.dead)  # park the rest: nothing can be drawn
+    m.deck, m.dead = [], []
+    assert not m.view(2).can_draw
+    assert [str(c) for c in m.view(2).open] == ["7D", "7H"]
+    assert m.auto_move(2) == Play.of("6H", "7D")
+
+
 def test_reshuffle_and_the_undrawable_deck():
     m = Match(2, seed=5)
     m.start()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from leastscore.bots.check import CheckSettings, check_program
@@ -112,9 +111,11 @@ async def test_bot_check_runs_the_program_contained():
 @needs_cgroups
 def test_the_groups_of_a_worker_that_died_are_killed_and_removed():
     """A worker killed outright leaves its programs' groups: the runner ends them
-    (what a program started in a session of its own dies too)."""
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **TEXT)
-    owner = int(gone.stdout)  # a process that has ended
+    (what a program started in a session of its own dies too). The worker lives until
+    its program is in the group: the groups of owners that are gone are swept by any
+    process's first group too (another test's, at the same time)."""
+    worker = subprocess.Popen(["sleep", "600"])
+    owner = worker.pid
     group = sandbox.Cgroup(f"{sandbox.GROUPS}/{owner}-1", CGROUPS)
     for c in CGROUPS:
         group.path(c).mkdir(parents=True)
@@ -123,12 +124,12 @@ def test_the_groups_of_a_worker_that_died_are_killed_and_removed():
     orphan = subprocess.Popen(["sleep", "60"], preexec_fn=child, start_new_session=True)
     try:
         assert group.pids() == [orphan.pid]
+        worker.kill()
+        worker.wait(timeout=30)
         sandbox.end_groups(owner)
         assert orphan.wait(timeout=30) == -9
         assert not any(group.path(c).exists() for c in CGROUPS)
     finally:
+        worker.kill()
         orphan.kill()
         group.remove()
-
-
-TEXT: dict[str, Any] = {"capture_output": True, "text": True, "timeout": 60, "check": True}

@@ -108,6 +108,23 @@ async def test_without_a_database_a_recording_does_nothing():
     assert journal.written == 0
 
 
+def test_the_database_is_made_readable_by_its_owner_alone(tmp_path: Path):
+    """Every hand ever dealt is in it: the file 0600 (its -wal and -shm files too), each
+    folder made for it 0700; a folder that was there keeps its mode."""
+    tmp_path.chmod(0o755)
+    path = tmp_path / "data" / "leastscore" / "matches.sqlite3"
+    store = MatchDatabase(str(path))
+    try:
+        store.begin("t", 0.0, ["ann", "bo"], RULES)
+        made = [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
+        assert {p.name: p.stat().st_mode & 0o777 for p in made} == {p.name: 0o600 for p in made}
+    finally:
+        store.close()
+    for folder in (path.parent, path.parent.parent):
+        assert folder.stat().st_mode & 0o777 == 0o700
+    assert tmp_path.stat().st_mode & 0o777 == 0o755
+
+
 def test_a_database_from_a_newer_version_is_refused_clearly(tmp_path: Path):
     path = tmp_path / "m.sqlite3"
     with sqlite3.connect(path) as db:
@@ -140,4 +157,28 @@ async def test_a_match_still_open_when_the_server_stops_is_aborted_and_one_never
     (record,) = reader.matches()
     assert record.table_name == "cancelled early" and record.status == "aborted"
     assert reader.log(record.id) == flat(parts[:5]) and events_rows(path) == 0
+    reader.close()
+
+
+async def test_a_journal_that_keeps_no_aborted_match_keeps_the_finished_ones(tmp_path: Path):
+    """``play --local``'s: a practice game the player quit leaves nothing in ``history``."""
+    path = tmp_path / "m.sqlite3"
+    store = AsyncStore(str(path))
+    journal = Journal(store, keep_aborted=False)
+    parts = batches()
+    finished = journal.begin("played out", 1.0, ["ann", "bo", "cy"], RULES)
+    quit_ = journal.begin("quit", 2.0, ["ann", "bo", "cy"], RULES)
+    open_ = journal.begin("open at the end", 3.0, ["ann", "bo", "cy"], RULES)
+    for part in parts[:5]:
+        quit_.add(part)
+        open_.add(part)
+    await journal.flush()
+    finished.end(flat(parts), "finished")
+    quit_.end(flat(parts[:5]), "aborted")
+    await journal.close()  # nobody ended the third
+    store.close()
+    reader = MatchDatabase(str(path))
+    (record,) = reader.matches()
+    assert record.table_name == "played out" and record.status == "finished"
+    assert events_rows(path) == 0
     reader.close()

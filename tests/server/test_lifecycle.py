@@ -85,6 +85,20 @@ def leastscore(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+async def test_serve_on_port_0_names_its_port_in_the_first_line_of_stdout(tmp_path):
+    """PROTOCOL.md: ``serve --port 0`` writes ``listening on HOST:PORT`` first, and accepts
+    connections from then on."""
+    proc, port = start_server(tmp_path / "matches.sqlite3")  # reads that first line
+    try:
+        assert 0 < port < 65536
+        client = await Raw.connect(port)
+        welcome = await client.hello("first")
+        assert welcome["type"] == "welcome"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
 async def test_sigterm_during_a_match_tells_clients_and_keeps_the_database(tmp_path):
     db = tmp_path / "matches.sqlite3"
     proc, port = start_server(db)

@@ -331,6 +331,37 @@ async def test_a_card_twice_in_one_discard(server: Server):
     assert refused["code"] == errors.ILLEGAL_MOVE and "twice" in refused["message"]
 
 
+async def test_a_join_to_a_full_running_table_is_match_running(server: Server):
+    """Which error for what: the password first, then ``match_running`` whenever a match
+    runs (full or not: watching is allowed), ``table_full`` at a full table between matches."""
+    owner = await greeted(server, "owner", bot=True)
+    owner.send({"type": "create", "seats": 2, "password": "pw", "id": 1})
+    table = (await owner.until("ok", id=1))["table"]
+    guest = await greeted(server, "guest")
+    guest.send({"type": "join", "table": table, "password": "pw", "id": 2})
+    await guest.until("ok", id=2)  # the last seat: the match starts
+    await guest.until("match_start")
+    late = await greeted(server, "late")
+    for msg_id, password, code in [
+        (3, None, errors.PASSWORD_NEEDED),
+        (4, "nope", errors.WRONG_PASSWORD),
+        (5, "pw", errors.MATCH_RUNNING),
+    ]:
+        late.send({"type": "join", "table": table, "password": password, "id": msg_id})
+        assert (await late.until("error", id=msg_id))["code"] == code
+    late.send({"type": "join", "table": table, "password": "pw", "watch": True, "id": 6})
+    assert "seat" not in await late.until("ok", id=6)
+    late.send({"type": "leave", "id": 7})
+    await late.until("ok", id=7)
+    guest.send({"type": "leave", "id": 8})  # forfeits: the owner wins, the match ends
+    await owner.until("match_end")
+    # the forfeited seat stays taken until the next match starts: full, between matches
+    owner.send({"type": "state", "id": 9})
+    assert (await owner.until("state", id=9))["table"]["playing"] is False
+    late.send({"type": "join", "table": table, "password": "pw", "id": 10})
+    assert (await late.until("error", id=10))["code"] == errors.TABLE_FULL
+
+
 async def test_the_nesting_limit_is_32_levels(server: Server):
     client = await greeted(server)
     client.send(nested(32))

@@ -31,6 +31,16 @@ def tournament(
     )
 
 
+NO_BWRAP = "sandbox: bubblewrap not found"
+"""How the notice begins that a run without bubblewrap prints first on standard error."""
+
+
+def stderr_lines(done: subprocess.CompletedProcess[str]) -> list[str]:
+    """What a run said on standard error, line by line, but the sandbox's notice that
+    bubblewrap is missing (a machine without it gets that line first)."""
+    return [line for line in done.stderr.strip().splitlines() if not line.startswith(NO_BWRAP)]
+
+
 def bots(**specs: str) -> list[str]:
     return [f"--bot={name}={spec}" for name, spec in specs.items()]
 

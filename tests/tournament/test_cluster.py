@@ -15,7 +15,7 @@ import pytest
 from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 from leastscore.tournament.cluster import IN_HAND, MAX_BATCH, batch_size, parse_cluster
 
-from .helpers import bots, by_bot, program, tournament
+from .helpers import bots, by_bot, program, stderr_lines, tournament
 
 distributed = pytest.importorskip("distributed")
 
@@ -180,7 +180,7 @@ def test_a_program_a_worker_lacks_stops_the_tournament_before_it_starts(
         f"--out={out}",
     )
     assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
+    lines = stderr_lines(done)
     assert len(lines) == 1, done.stderr
     assert "worker tcp://127.0.0.1:" in lines[0]
     assert "ghost: no program /nowhere/ghost-bot" in lines[0]

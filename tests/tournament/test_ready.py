@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import bots, by_bot, program, tournament
+from .helpers import bots, by_bot, program, stderr_lines, tournament
 
 FAILS = (
     "import sys\n"
@@ -30,7 +30,7 @@ def contest(out: Path, spec: str, *args: str) -> tuple[int, list[str]]:
         f"--out={out}",
         *args,
     )
-    return done.returncode, done.stderr.strip().splitlines()
+    return done.returncode, stderr_lines(done)
 
 
 def test_a_program_that_dies_at_once_stops_the_run_with_its_last_words(tmp_path: Path) -> None:
