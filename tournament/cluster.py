@@ -57,6 +57,10 @@ came closer to the local pool (0.89-0.99x against 0.63-0.85x at 5 %, alternated,
 MAX_BATCH = 1000
 PROBES = 7
 """Empty tasks timed to learn the scheduler's cost per task (the median counts)."""
+QUIET_SCHEDULER = {"dashboard_address": "127.0.0.1:0"}
+"""A local cluster's scheduler serves no dashboard, and its small HTTP server (health
+checks) listens on a free loopback port, not the fixed 8787 another run may hold.
+"""
 WAIT_FOR_WORKERS = 60.0
 """Seconds to wait for a running cluster's first worker."""
 
@@ -143,6 +147,7 @@ class ClusterWorkers:
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
+                        scheduler_kwargs=QUIET_SCHEDULER,
                         asynchronous=True,
                     )
                 )

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
-from leastscore.tournament.cluster import IN_HAND, MAX_BATCH, batch_size, parse_cluster
+from leastscore.tournament.cluster import (
+    IN_HAND,
+    MAX_BATCH,
+    QUIET_SCHEDULER,
+    batch_size,
+    parse_cluster,
+)
 
 from .helpers import bots, by_bot, program, stderr_lines, tournament
 
@@ -60,6 +66,7 @@ def cluster(pids: Path) -> Iterator[distributed.LocalCluster]:
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
+            scheduler_kwargs=QUIET_SCHEDULER,
         )
     with running:
         yield running
