@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Sequence
 from importlib import resources
@@ -64,8 +65,10 @@ def _snapshot(table: Table) -> dict[str, Any]:
         if referee is not None and referee.deadline is not None:
             time_ms = max(0, int((referee.deadline - table.server.loop.time()) * 1000))
         standings = list(match.standings) if match.over else None
-        out["match"] = match_state(match.view(None), time_ms, standings)
+        view = match.view(None)
+        out["match"] = match_state(view, time_ms, standings)
         out["seats"] = list(match.names)
+        out["moves"] = [describe(played, match.names) for played in view.history]
     return out
 
 
@@ -105,7 +108,7 @@ async def index(request: web.Request) -> web.Response:
 
 async def asset(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    kinds = {"js": "text/javascript", "css": "text/css", "png": "image/png"}
+    kinds = {"js": "text/javascript", "css": "text/css", "png": "image/png", "svg": "image/svg+xml"}
     kind = kinds.get(name.rsplit(".", 1)[-1])
     if kind is None or "/" in name or name.startswith("."):
         raise web.HTTPNotFound()
@@ -164,7 +167,12 @@ async def matches(request: web.Request) -> web.Response:
     if server.store is None:
         return _reply([])
     records = await server.store.run(lambda s: s.matches(200))
-    return _reply(records)
+    live = {  # a match being played links to its table, where it is watched
+        t.recording.id: t.info().id
+        for t in server.lobby.tables.values()
+        if t.recording is not None and t.recording.id is not None and not t.recording.ended
+    }
+    return _reply([{**dataclasses.asdict(r), "live": live.get(r.id)} for r in records])
 
 
 async def replay(request: web.Request) -> web.Response:

@@ -26,6 +26,20 @@ function card(name, small) {
   return node;
 }
 
+// A line of the move log, its cards drawn as the board draws them. Only the cards the
+// event itself shows are drawn: a player named "7H" stays a name.
+function moveLine(move) {
+  const line = el("li");
+  line.dataset.text = move.text;
+  line.dataset.round = move.round;
+  const shown = new Set(move.cards || []);
+  for (const part of move.text.split(/(?<![\w])([AKQJT2-9][CDHS])(?![\w])/)) {
+    if (shown.has(part)) line.appendChild(card(part, true));
+    else if (part) line.appendChild(document.createTextNode(part));
+  }
+  return line;
+}
+
 function cardBack() {
   return el("span", "card back");
 }

@@ -9,6 +9,7 @@ let ticker = null;
 function clear() {
   if (socket) { socket.onclose = null; socket.close(); socket = null; }
   if (ticker) { clearInterval(ticker); ticker = null; }
+  document.onkeydown = null;
   main.replaceChildren();
 }
 
@@ -26,7 +27,7 @@ function failed(error) {
 
 function newBoard() {
   return { names: [], round: 0, turn: 0, dealer: 0, toMove: null, open: [], handSizes: [],
-    scores: [], active: [], deck: 0, dead: 0, moves: [], reveal: null, standings: null,
+    scores: [], active: [], deck: 0, dead: 0, moves: [], reveal: null, revealRound: 0, standings: null,
     timeMs: 0, turnAt: 0, threshold: null };
 }
 
@@ -35,6 +36,7 @@ function fromState(state) {
   const m = state.match;
   board.names = state.seats || state.table.players.map((p) => p.name);
   if (!m) return board;
+  board.moves = (state.moves || []).map((text, i) => ({ text, round: m.round, cards: eventCards(m.history[i] || {}) }));
   Object.assign(board, { round: m.round, turn: m.turn, dealer: m.dealer, toMove: m.over ? null : m.to_move,
     open: m.open, handSizes: m.hand_sizes, scores: m.scores, active: m.active, deck: m.deck_size,
     dead: m.dead_size, timeMs: m.time_ms, turnAt: Date.now() });
@@ -57,7 +59,7 @@ function apply(board, event, text) {
       break;
     case "round_start":
       Object.assign(board, { round: event.round, dealer: event.dealer, toMove: event.first, turn: 0,
-        handSizes: event.hand_sizes.slice(), open: event.open, deck: event.deck_size, dead: 0, reveal: null });
+        handSizes: event.hand_sizes.slice(), open: event.open, deck: event.deck_size, dead: 0 });
       break;
     case "played":
       board.handSizes[event.seat] += 1 - event.discard.length;
@@ -70,7 +72,7 @@ function apply(board, event, text) {
       board.deck = event.size; board.dead = 0;
       break;
     case "declared":
-      board.reveal = event; board.scores = event.scores.slice(); board.toMove = null;
+      board.reveal = event; board.revealRound = board.round; board.scores = event.scores.slice(); board.toMove = null;
       for (const s of event.eliminated) board.active[s] = false;
       break;
     case "resigned":
@@ -81,7 +83,17 @@ function apply(board, event, text) {
       board.standings = event.standings; board.scores = event.scores.slice(); board.toMove = null;
       break;
   }
-  if (text) board.moves.push(text);
+  if (text) board.moves.push({ text, round: board.round, cards: eventCards(event) });
+}
+
+// The cards an event shows everyone: the only words of its line drawn as cards.
+function eventCards(event) {
+  switch (event.type) {
+    case "played": return event.discard.concat(event.took ? [event.took] : []);
+    case "round_start": return event.open;
+    case "declared": return event.hands.flatMap((hand) => hand || []);
+    default: return [];
+  }
 }
 
 function applyTurn(board, turn) {
@@ -114,7 +126,8 @@ function drawBoard(board, into, live) {
   board.names.forEach((name, seat) => {
     const box = el("div", "seat" + (seat === board.toMove ? " mover" : "") + (board.active[seat] === false ? " out" : ""));
     box.dataset.seat = seat;
-    add(box, el("span", "score", board.scores[seat] === undefined ? "" : board.scores[seat]), el("div", "name", name));
+    add(box, el("span", "score", board.scores[seat] === undefined ? "" : board.scores[seat]), el("div", "name", name),
+      board.active[seat] === false ? el("span", "out-label", "out") : null);
     const size = board.handSizes[seat] || 0;
     const hand = el("div", "cards hand");
     for (let i = 0; i < size; i++) hand.appendChild(cardBack());
@@ -127,15 +140,17 @@ function drawBoard(board, into, live) {
   if (board.standings) into.appendChild(drawStandings(board));
   const moves = el("ol", "moves");
   moves.id = "moves";
-  for (const line of board.moves) moves.appendChild(el("li", null, line));
+  for (const move of board.moves) moves.appendChild(moveLine(move));
   into.appendChild(moves);
   moves.scrollTop = moves.scrollHeight;
 }
 
 function drawReveal(board) {
   const r = board.reveal;
-  const box = add(el("div", "reveal"), el("h2", null, board.names[r.seat] + " declared: " +
-    (r.holds ? "lowest" : "not lowest")));
+  const box = add(el("div", "reveal"), el("h2", null, "Round " + board.revealRound + ": " + board.names[r.seat] +
+    " declared, " + (r.holds ? "lowest" : "not lowest")));
+  box.id = "reveal";
+  box.dataset.round = board.revealRound;
   const table = add(el("table"), add(el("tr"), el("th", null, "Player"), el("th", null, "Hand"),
     el("th", null, "Total"), el("th", null, "Round"), el("th", null, "Match")));
   r.hands.forEach((hand, seat) => {
@@ -216,9 +231,12 @@ async function showHistory() {
     el("th", null, "Table"), el("th", null, "Players"), el("th", null, "Result")));
   for (const r of records) {
     const link = el("a", null, "#" + r.id);
-    link.href = "#/replay/" + r.id;
+    link.href = r.status === "running" ? "#/table/" + encodeURIComponent(r.live) : "#/replay/" + r.id;
+    if (r.status === "running") link.title = "being played: watch it live";
     const result = r.standings.map((s) => s.place + ". " + r.players[s.seat]).join(", ") || r.status;
-    add(table, add(el("tr"), add(el("td"), r.status === "running" ? el("span", null, "#" + r.id) : link),
+    const running = r.status === "running";
+    add(table, add(el("tr"), add(el("td"), running && r.live === null ? el("span", null, "#" + r.id) : link,
+      running ? el("span", "muted", " live") : null),
       el("td", "wide", new Date(r.started * 1000).toLocaleString()), el("td", null, r.table_name),
       el("td", null, r.players.join(", ")), el("td", null, result)));
   }
@@ -252,10 +270,9 @@ async function showReplay(id) {
   first.onclick = () => show(0); last.onclick = () => show(steps.length);
   back.onclick = () => show(at - 1); next.onclick = () => show(at + 1);
   jump.onchange = () => show(Number(jump.value) + 1);
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "ArrowRight") show(at + 1); else if (e.key === "ArrowLeft") show(at - 1);
-  });
-  show(0);
+  const keys = { ArrowRight: () => at + 1, ArrowLeft: () => at - 1, Home: () => 0, End: () => steps.length };
+  document.onkeydown = (e) => { if (keys[e.key]) { e.preventDefault(); show(keys[e.key]()); } };
+  show(rounds.length ? rounds[0][1] + 1 : 0);  // the deal of the first round
 }
 
 async function route() {

@@ -113,6 +113,8 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
     page.on("dialog", lambda d: dialogs.append(d.message))
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    failures: list[str] = []  # the favicon too: nothing the page asks for is missing
+    page.on("response", lambda r: failures.append(r.url) if r.status >= 400 else None)
 
     await page.goto(view.address)
     row = page.locator(f"tr[data-table='{table}']")
@@ -139,6 +141,9 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
         await page.wait_for_function(
             f"document.querySelectorAll('#moves li').length >= {played}", timeout=60_000
         )
+        declared = [e for e in moves.log if isinstance(e, Declared)]
+        if declared:  # the reveal is on the live page, and stays while the next round is played
+            await page.locator(f"#reveal[data-round='{len(declared)}']").wait_for(timeout=60_000)
         seen_turns.append(await page.locator(".turn").inner_text())
         size = next(shots, None)
         if size is not None:
@@ -167,8 +172,45 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
         leaked = cards_in(item) - public[round_]
         assert not leaked, f"hidden cards {leaked} in {frame}"
         assert "drawn" not in event and "deck" not in event and "hand" not in item.get("turn", {})
-    shown = set(await page.eval_on_selector_all("[data-card]", "e => e.map(c => c.dataset.card)"))
-    assert shown <= public[round_]
+    board = await page.eval_on_selector_all("#board [data-card]", "e => e.map(c => c.dataset.card)")
+    assert set(board) <= public[round_]
+    reveal = page.locator("#reveal")
+    revealed = await reveal.locator("[data-card]").evaluate_all("e => e.map(c => c.dataset.card)")
+    assert set(revealed) <= public[int(await reveal.get_attribute("data-round") or 0)]
+    for line in await page.locator("#moves li").all():  # the log's cards, drawn as the board's
+        drawn = await line.locator("[data-card]").evaluate_all("e => e.map(c => c.dataset.card)")
+        assert set(drawn) <= public[int(await line.get_attribute("data-round") or 0)]
+    assert await page.locator("#moves .card").count() > 0
+    final = [e for e in match.log if isinstance(e, Declared)][-1]
+    for seat in final.eliminated:  # said in words, not only by a fainter box
+        assert (
+            await page.locator(f".seat[data-seat='{seat}'] .out-label").inner_text()
+        ).lower() == "out"
+    assert not failures, failures
+    player.close()
+
+
+async def test_a_late_spectator_sees_the_moves_of_the_round_so_far(
+    viewed: tuple[Server, WebView], browser: Any
+) -> None:
+    server, view = viewed
+    player, table = await seat_against_bot(server, "Ann")
+    player.send({"type": "add_bot", "id": 2, "level": "greedy"})
+    for next_id in (10, 11, 12):
+        assert await play_one(player, next_id)
+    message = await player.until("turn", timeout=30)
+    while "hand" not in message:  # Ann's turn: the match waits for her while the page opens
+        message = await player.until("turn", timeout=30)
+    match = server.lobby.tables[table].match
+    assert match is not None
+    this_round = match.view(None).history
+    assert this_round, "no move made in this round yet"
+
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await page.goto(view.address + f"#/table/{table}")
+    await page.locator("#board").wait_for()
+    lines = await page.locator("#moves li").evaluate_all("e => e.map(li => li.dataset.text)")
+    assert lines == [describe(played, match.names) for played in this_round]
     player.close()
 
 
@@ -202,6 +244,13 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
     await page.goto(view.address + "#/history")
     await page.locator(f"a[href='#/replay/{match_id}']").click()
     await page.locator("#board").wait_for()
+    deal = next(i for i, e in enumerate(log, start=1) if isinstance(e, RoundStarted))
+    await page.wait_for_function(f"document.querySelector('.step').dataset.step == '{deal}'")
+    assert await page.locator(".round").inner_text() == "1"  # the deal, not an empty board
+    assert await page.locator("#board .open [data-card]").count() > 0
+    for key, step in (("End", len(log)), ("Home", 0)):
+        await page.keyboard.press(key)
+        await page.wait_for_function(f"document.querySelector('.step').dataset.step == '{step}'")
     where = 0
     names: tuple[str, ...] = ()
     for step, event in enumerate(log, start=1):
@@ -216,7 +265,7 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
         while where < len(printed) and printed[where] != full:  # the same events, in order
             where += 1
         assert where < len(printed), f"step {step}: {full!r} is not what replay prints"
-        line = await page.locator("#moves li").last.inner_text()
+        line = await page.locator("#moves li").last.get_attribute("data-text") or ""
         assert line == describe(event.seen_by(None), names)
         if isinstance(event, Played) and event.drawn:
             assert event.drawn not in line
@@ -257,6 +306,7 @@ async def test_a_match_being_played_is_not_replayed_and_the_view_is_read_only(
         async with http.get(view.address + "api/matches") as reply:
             matches = await reply.json()
         assert matches[0]["status"] == "running"
+        assert matches[0]["live"] == table  # the history links it to its table
         async with http.get(view.address + f"api/replay/{matches[0]['id']}") as reply:
             assert reply.status == 403
         async with http.post(view.address + "api/lobby") as reply:
