@@ -108,7 +108,13 @@ async def index(request: web.Request) -> web.Response:
 
 async def asset(request: web.Request) -> web.Response:
     name = request.match_info["name"]
-    kinds = {"js": "text/javascript", "css": "text/css", "png": "image/png", "svg": "image/svg+xml"}
+    kinds = {
+        "js": "text/javascript",
+        "css": "text/css",
+        "png": "image/png",
+        "svg": "image/svg+xml",
+        "txt": "text/plain",
+    }
     kind = kinds.get(name.rsplit(".", 1)[-1])
     if kind is None or "/" in name or name.startswith("."):
         raise web.HTTPNotFound()
