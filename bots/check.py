@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import statistics
 import tempfile
 import time
@@ -26,6 +27,7 @@ from leastscore.game.narrate import ordinal
 from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.folders import place
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment, Limits, Mode
 from leastscore.seats.seat import Seat, SeatFailed
@@ -157,10 +159,12 @@ async def check_program(
     trace: IO[bytes] | None = None,
 ) -> CheckReport:
     """Run the whole check; ``progress`` hears each report line as it is made; ``trace``
-    gets every frame both ways as JSON lines."""
+    gets every frame both ways as JSON lines. The program runs from its own folder
+    (see ``seats.folders``), the paths in its command relative to ``cwd``."""
     settings = settings or CheckSettings()
     shown = command if isinstance(command, str) else " ".join(command)
     report = CheckReport(shown, settings)
+    placed = place(shlex.split(command) if isinstance(command, str) else command, cwd or ".")
 
     def line(text: str) -> None:
         report.lines.append(text)
@@ -175,12 +179,12 @@ async def check_program(
             contained = Containment.make(settings.sandbox, settings.limits, warn=line)
             line(contained.describe())
             program = ProgramSeat(
-                command,
+                placed.argv,
                 "program",
                 startup_time=settings.startup_time,
                 exit_time=settings.exit_time,
                 stderr=stderr,
-                cwd=cwd,
+                cwd=placed.folder,
                 trace=None if tracer is None else tracer.frame,
                 containment=contained,
             )

@@ -14,7 +14,9 @@ from .check import CheckSettings
 from .scaffold import LANGUAGES
 
 if TYPE_CHECKING:
-    from leastscore.seats.sandbox import Mode
+    from collections.abc import Callable
+
+    from leastscore.seats.sandbox import Limits, Mode
 
 
 def _levels(values: tuple[str, ...]) -> list[str]:
@@ -35,6 +37,36 @@ def _address(text: str) -> tuple[str, int]:
         return parse_address(text)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--server") from None
+
+
+def _limits(ctx: click.Context, param: click.Parameter, items: tuple[str, ...]) -> Limits:
+    from leastscore.seats.sandbox import Limits
+
+    try:
+        return Limits().with_text(items)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+def _contained(command: Callable[..., None]) -> Callable[..., None]:
+    """``--sandbox`` and ``--limit``: contain the program as a tournament does."""
+    command = click.option(
+        "--limit",
+        "limits",
+        multiple=True,
+        metavar="NAME=VALUE",
+        callback=_limits,
+        help="A limit for the program (repeat): memory_mb, cpu_seconds, processes, "
+        "open_files, file_size_mb, stderr_kb (as a tournament's --limit).",
+    )(command)
+    return click.option(
+        "--sandbox",
+        type=click.Choice(["auto", "bwrap", "limits", "none"]),
+        default=CheckSettings.sandbox,
+        show_default=True,
+        help="Contain the program as a tournament does (see TOURNAMENTS.md): it sees "
+        "its own folder (the one its command's program file is in), not the rest.",
+    )(command)
 
 
 @click.group()
@@ -203,13 +235,7 @@ def new(name: str, lang: str, parent: Path) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write every frame, both ways, to this file as JSON lines.",
 )
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "limits", "none"]),
-    default=CheckSettings.sandbox,
-    show_default=True,
-    help="Contain the program as a tournament does (see TOURNAMENTS.md).",
-)
+@_contained
 def check(
     command: str,
     matches: int,
@@ -222,6 +248,7 @@ def check(
     seed: int,
     trace: Path | None,
     sandbox: Mode,
+    limits: Limits,
 ) -> None:
     """Check that the program COMMAND is a bot a tournament can run.
 
@@ -241,6 +268,7 @@ def check(
         startup_time=startup_time,
         seed=seed,
         sandbox=sandbox,
+        limits=limits,
     )
     click.echo(f"Checking {command}")
     report = run_check(command, settings, progress=click.echo, trace=trace)
@@ -264,16 +292,23 @@ def check(
     type=click.FloatRange(min=0.1),
     help="Seconds to wait for each answer.",
 )
-def replay(command: str, transcript: Path | None, timeout: float) -> None:
+@_contained
+def replay(
+    command: str, transcript: Path | None, timeout: float, sandbox: Mode, limits: Limits
+) -> None:
     """Play the recorded stdio transcript to the program COMMAND and check each answer.
 
     The same frames every time: a match with house rules, a restart, a state
     snapshot followed by the turn it must answer once. Exit status 0: every
     answer was a legal move for its turn, none was missing or extra.
     """
+    from leastscore.seats.sandbox import Containment
+
     from .replay import run_replay
 
-    report = run_replay(command, transcript, timeout)
+    contained = Containment.make(sandbox, limits, warn=lambda text: click.echo(text, err=True))
+    click.echo(contained.describe())
+    report = run_replay(command, transcript, timeout, contained)
     click.echo(report.text())
     for problem in report.problems:
         click.echo(problem, err=True)

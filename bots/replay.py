@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shlex
 import tempfile
 from collections.abc import Sequence
@@ -22,6 +23,8 @@ import msgspec
 from leastscore.protocol import FrameReader, FrameTooLarge, ProtocolError, decode_client
 from leastscore.protocol.messages import DeclareMove, Ping, PlayMove
 from leastscore.protocol.transcript import Session, Transcript, judge_answer, judge_hello, load
+from leastscore.seats.folders import place
+from leastscore.seats.sandbox import Containment, Jail, Usage, spawn
 
 Heard = msgspec.Struct | str | None
 """A message from the program, a problem with its output (str), or its end (None)."""
@@ -43,29 +46,35 @@ class ReplayReport:
 
 
 class _Program:
-    """One copy of the program: frames in, messages out."""
+    """One copy of the program: frames in, messages out (the ``Output`` its jail
+    hands what it writes)."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
+    def __init__(self) -> None:
         self.heard: asyncio.Queue[Heard] = asyncio.Queue()
-        self.reader = asyncio.ensure_future(self._read())
+        self.frames: FrameReader | None = FrameReader()
+        self.jail: Jail | None = None
 
-    async def _read(self) -> None:
-        assert self.proc.stdout is not None
-        frames = FrameReader()
-        while data := await self.proc.stdout.read(65536):
+    @property
+    def proc(self) -> asyncio.subprocess.Process:
+        assert self.jail is not None
+        return self.jail.proc
+
+    def received(self, data: bytes) -> None:
+        if self.frames is None:
+            return
+        try:
+            bodies = self.frames.feed(data)
+        except FrameTooLarge as e:
+            self.heard.put_nowait(f"it wrote an oversized frame ({e})")
+            self.frames = None
+            return
+        for body in bodies:
             try:
-                bodies = frames.feed(data)
-            except FrameTooLarge as e:
-                self.heard.put_nowait(f"it wrote an oversized frame ({e})")
-                break
-            for body in bodies:
-                try:
-                    self.heard.put_nowait(decode_client(body))
-                except ProtocolError as e:
-                    self.heard.put_nowait(
-                        f"it wrote a frame the host refuses: {e.code}: {e.message}"
-                    )
+                self.heard.put_nowait(decode_client(body))
+            except ProtocolError as e:
+                self.heard.put_nowait(f"it wrote a frame the host refuses: {e.code}: {e.message}")
+
+    def ended(self, error: BaseException | None) -> None:
         self.heard.put_nowait(None)
 
     async def next(self, timeout: float) -> Heard:
@@ -78,10 +87,11 @@ class _Program:
     async def write(self, data: bytes) -> bool:
         stdin = self.proc.stdin
         assert stdin is not None
+        if stdin.is_closing():
+            return False
         try:
-            stdin.write(data)
-            await stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
+            stdin.write(data)  # buffered by the pipe's transport: a transcript is small
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
             return False
         return True
 
@@ -92,17 +102,22 @@ async def replay(
     *,
     timeout: float = 30.0,
     cwd: str | None = None,
+    containment: Containment | None = None,
 ) -> ReplayReport:
-    """Play every session of ``transcript`` (the shipped one by default) to ``command``."""
+    """Play every session of ``transcript`` (the shipped one by default) to ``command``,
+    run from its own folder (see ``seats.folders``; its paths are relative to ``cwd``)
+    under ``containment`` (none by default)."""
     transcript = transcript or load()
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     report = ReplayReport(command if isinstance(command, str) else shlex.join(argv))
+    placed = place(argv, cwd or os.getcwd())
+    run = _Run(placed.argv, placed.folder, containment or Containment(mode="none"), timeout)
     for number, session in enumerate(transcript.sessions, 1):
         what = "killed after its last step" if session.ends == "killed" else "ends with bye"
         if number > 1:
             what = "restarted: a snapshot, then its turn; " + what
         with tempfile.TemporaryFile() as stderr:
-            problem, answers = await _session(argv, session, timeout, cwd, stderr)
+            problem, answers = await run.session(session, stderr)
             if problem is not None:
                 stderr.seek(0)
                 words = stderr.read()[-4096:].decode("utf-8", "replace").strip()
@@ -116,31 +131,44 @@ async def replay(
     return report
 
 
-async def _session(
-    argv: list[str], session: Session, timeout: float, cwd: str | None, stderr: IO[bytes]
-) -> tuple[str | None, int]:
-    """(the first problem or None, how many answers were good)."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            cwd=cwd,
-        )
-    except OSError as e:
-        return f"cannot start {argv[0]}: {e.strerror or e}", 0
-    program = _Program(proc)
-    try:
-        return await _converse(program, session, timeout)
-    finally:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await proc.wait()
-        program.reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await program.reader
+@dataclass
+class _Run:
+    """How each session starts the program: where, and contained how."""
+
+    argv: list[str]
+    folder: str
+    containment: Containment
+    timeout: float
+    usage: Usage = field(default_factory=Usage)
+
+    async def session(self, session: Session, stderr: IO[bytes]) -> tuple[str | None, int]:
+        """(the first problem or None, how many answers were good)."""
+        program = _Program()
+        try:
+            program.jail = await spawn(
+                self.containment,
+                self.argv,
+                self.usage,
+                cwd=self.folder,
+                env=None,
+                stderr=stderr,
+                output=program,
+            )
+        except OSError as e:
+            return f"cannot start {self.argv[0]}: {e.strerror or e}", 0
+        proc = program.proc
+        try:
+            problem, answers = await _converse(program, session, self.timeout)
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+            await program.jail.end()
+        over = program.jail.kinds
+        if problem is not None and over:
+            problem += f" (it went over its {', '.join(sorted(over))} limit)"
+        return problem, answers
 
 
 async def _converse(program: _Program, session: Session, timeout: float) -> tuple[str | None, int]:
@@ -203,5 +231,10 @@ async def _converse(program: _Program, session: Session, timeout: float) -> tupl
     return None, answers
 
 
-def run_replay(command: str, transcript: Path | None = None, timeout: float = 30.0) -> ReplayReport:
-    return asyncio.run(replay(command, load(transcript), timeout=timeout))
+def run_replay(
+    command: str,
+    transcript: Path | None = None,
+    timeout: float = 30.0,
+    containment: Containment | None = None,
+) -> ReplayReport:
+    return asyncio.run(replay(command, load(transcript), timeout=timeout, containment=containment))

@@ -39,6 +39,8 @@ from typing import IO, Any, Literal, Protocol
 
 import msgspec
 
+from . import folders
+
 Mode = Literal["auto", "bwrap", "limits", "none"]
 MODES: tuple[Mode, ...] = ("auto", "bwrap", "limits", "none")
 FaultKind = Literal["memory", "cpu", "processes", "file_size", "output"]
@@ -134,13 +136,16 @@ def resolve(mode: Mode, warn: Callable[[str], None] | None = None) -> Mode:
 class Containment:
     """How every external program of a run is contained (the same in each worker).
 
-    ``hidden``: folders no program may see (the results folder, the other
-    entrants' folders); a program's own folder stays visible, read-only.
+    ``hidden``: folders no program may see even when they lie inside what it is
+    shown (the results folder inside a shared base, say); a program's own folder
+    stays visible, read-only.
     """
 
     mode: Mode = "limits"
     limits: Limits = field(default_factory=Limits)
     hidden: tuple[str, ...] = ()
+    see: tuple[str, ...] = ()
+    """Folders every program may read besides the system, the runtime and its own."""
     cgroups: tuple[str, ...] = ()
     """The cgroup v1 controllers in use (see ``cgroup_controllers``)."""
     bwrap: str = "bwrap"
@@ -176,24 +181,29 @@ class Containment:
         return f"sandbox: {where}; processes by {counted}, memory by {memory}"
 
     def argv(self, argv: Sequence[str], folder: str | None) -> list[str]:
-        """The command line that runs ``argv`` in ``folder`` under this containment."""
+        """The command line that runs ``argv`` in ``folder`` under this containment.
+
+        Under bubblewrap the program sees what is shown to it and nothing else: the
+        system (``folders.SYSTEM``), the runtime it runs on, its own folder, all
+        read-only, and a private ``/tmp``; the rest of the machine is not there at
+        all, not even as names. Folders in ``hidden`` inside what it sees are emptied."""
         if self.mode != "bwrap":
             return list(argv)
         own = os.path.abspath(folder or os.getcwd())
-        wrapped = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        wrapped += ["--tmpfs", "/tmp"]
-        # The Python and the SDK a program runs on stay in view, read-only, even under
-        # /tmp (a checkout there); hidden folders inside them are hidden again below.
-        for path in _runtime():
-            if _under(path, "/tmp"):
-                wrapped += ["--ro-bind", path, path]
+        wrapped = [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+        wrapped += ["--die-with-parent", "--new-session"]
+        for path in folders.SYSTEM:
+            wrapped += _show(path)
+        wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        extra = folders.runtime_of(argv[0]) if argv else None
+        shown = [*folders.runtime(), *self.see, *([extra] if extra else []), own]
+        for path in shown[:-1]:
+            wrapped += _show(path)
+        wrapped += ["--ro-bind", own, own]
         for path in self.hidden:
-            if path != own and not own.startswith(path.rstrip("/") + "/"):
+            if not folders.under(own, path) and any(folders.under(path, s) for s in shown):
                 wrapped += ["--tmpfs", path]
-        # Its own folder, read-only, even inside a hidden one or /tmp.
-        wrapped += ["--ro-bind", own, own, "--chdir", own]
-        wrapped += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        wrapped += ["--die-with-parent", "--new-session", "--"]
+        wrapped += ["--chdir", own, "--"]
         return wrapped + list(argv)
 
     def preexec(self, group: Cgroup | None) -> Callable[[], None] | None:
@@ -497,6 +507,13 @@ class Jail:
             self.group = None
 
 
+def _show(path: str) -> list[str]:
+    """bubblewrap's words for showing ``path`` read-only as it is here (a link as a link)."""
+    if os.path.islink(path) and os.path.dirname(path) == "/":
+        return ["--symlink", os.readlink(path), path]
+    return ["--ro-bind", path, path] if os.path.exists(path) else []
+
+
 def _findable(program: str, cwd: str | None) -> None:
     """Raise the ``OSError`` exec would for a program that is not there."""
     if "/" in program:
@@ -606,23 +623,3 @@ async def _spawn_heard(
     )
     proc.stdin = asyncio.StreamWriter(writing, writer, None, loop)
     return proc, [reading, writing]
-
-
-def _under(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
-@functools.cache
-def _runtime() -> tuple[str, ...]:
-    """The folders a program needs from the runner's installation: its Python
-    environment and the SDK's packages (separate folders in an editable install)."""
-    import importlib.util
-    import sys
-
-    found = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    for name in ("leastscore", "leastscore.game", "leastscore.protocol", "leastscore.seats",
-                 "leastscore.bots"):  # fmt: skip
-        spec = importlib.util.find_spec(name)
-        for where in (spec.submodule_search_locations or []) if spec is not None else []:
-            found.add(os.path.realpath(where))
-    return tuple(sorted(found))

@@ -75,8 +75,10 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
 @click.option(
     "--config",
     "config_file",
+    multiple=True,
     type=click.Path(exists=True, dir_okay=False),
-    help="A TOML file with the whole tournament; flags override it.",
+    help="A TOML file with the tournament; repeat to add files (later ones override "
+    "settings, entrants are gathered); flags override them.",
 )
 @click.option(
     "--seats",
@@ -194,7 +196,7 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
 def tournament(
     ctx: click.Context,
     bots: tuple[str, ...],
-    config_file: str | None,
+    config_file: tuple[str, ...],
     seats: int | None,
     threshold: int | None,
     rule: tuple[str, ...],
@@ -258,8 +260,8 @@ def tournament(
         try:
             entrants: list[Entrant] = []
             rules: dict[str, Any] = {}
-            if config_file is not None:
-                file_settings, entrants, rules = configs.read_toml(config_file)
+            if config_file:
+                file_settings, entrants, rules = configs.read_tomls(config_file)
             flagged = [parse_entrant(text) for text in bots]
             names = [e.name for e in flagged]
             twice = sorted({name for name in names if names.count(name) > 1})

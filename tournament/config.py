@@ -8,6 +8,7 @@ definition always gives the same schedule.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -233,14 +234,67 @@ def read_toml(path: str | Path) -> tuple[dict[str, Any], list[Entrant], dict[str
             f"{path}: unknown setting {', '.join(sorted(unknown))}; "
             f"known: bots, rules, {', '.join(sorted(SETTINGS))}"
         )
-    entrants = []
-    for name, spec in bots.items():
-        if not isinstance(spec, str):
-            raise ValueError(f'{path}: bots.{name} must be a string like "builtin:greedy"')
-        entrants.append(make_entrant(name, spec, base))
+    entrants = [_entrant(path, name, spec, base) for name, spec in bots.items()]
     if "out" in data:
         data["out"] = str(Path(base, data["out"]))
     return data, entrants, rules
+
+
+_ENTRANT_KEYS = {"cmd", "spec", "dir", "limits"}
+
+
+def _entrant(path: Path, name: str, spec: Any, base: str) -> Entrant:
+    """``NAME = "SPEC"``, or a ``[bots.NAME]`` table: ``cmd`` (or ``spec``), ``dir``, ``limits``."""
+    try:
+        if isinstance(spec, str):
+            return make_entrant(name, spec, base)
+        if not isinstance(spec, dict) or len({"cmd", "spec"} & set(spec)) != 1:
+            raise ValueError(
+                'write NAME = "SPEC", or a [bots.NAME] table with cmd = "COMMAND" (or spec), '
+                "and dir, limits if it needs them"
+            )
+        unknown = set(spec) - _ENTRANT_KEYS
+        if unknown:
+            known = ", ".join(sorted(_ENTRANT_KEYS))
+            raise ValueError(f"unknown key {', '.join(sorted(unknown))}; known: {known}")
+        limits = spec.get("limits", {})
+        folder = spec.get("dir")
+        if not isinstance(limits, dict) or not (folder is None or isinstance(folder, str)):
+            raise ValueError("dir is a string (a folder) and limits a table (memory_mb = 512)")
+        text = f"cmd:{spec['cmd']}" if "cmd" in spec else str(spec["spec"])
+        items = [f"{k}={v}" for k, v in limits.items()]
+        return make_entrant(name, text, base, folder=folder, limits=items)
+    except ValueError as e:
+        raise ValueError(f"{path}: bots.{name}: {str(e).removeprefix(f'{name}: ')}") from None
+
+
+def read_tomls(
+    paths: Sequence[str | Path],
+) -> tuple[dict[str, Any], list[Entrant], dict[str, Any]]:
+    """Several config files as one: settings and house rules from later files override
+    earlier ones (``[limits]`` key by key); entrants are gathered, and a name given in
+    two files is refused rather than one of them dropped."""
+    settings: dict[str, Any] = {}
+    entrants: list[Entrant] = []
+    rules: dict[str, Any] = {}
+    where: dict[str, Path] = {}
+    for path in map(Path, paths):
+        more, found, house = read_toml(path)
+        limits, before = more.pop("limits", None), settings.get("limits")
+        settings.update(more)
+        if isinstance(limits, dict) and isinstance(before, dict):
+            settings["limits"] = {**before, **limits}
+        elif limits is not None:
+            settings["limits"] = limits
+        rules.update(house)
+        for entrant in found:
+            if entrant.name in where:
+                raise ValueError(
+                    f"the entrant {entrant.name} is in both {where[entrant.name]} and {path}"
+                )
+            where[entrant.name] = path
+            entrants.append(entrant)
+    return settings, entrants, rules
 
 
 def build(

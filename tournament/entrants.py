@@ -11,15 +11,18 @@ schedule, which is what makes a tournament of them repeatable.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 from leastscore.bots import Bot, builtin, loader
+from leastscore.seats.folders import Placed, place
+from leastscore.seats.sandbox import Containment, Limits
 
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
@@ -34,7 +37,13 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     spec: str
     """As written: ``builtin:greedy``, ``python:bots/mine.py:Mine``, ``cmd:"./bot -q"``."""
     base: str = "."
-    """The directory a ``python:`` path is relative to and a ``cmd:`` program runs in."""
+    """The directory a ``python:`` path and a ``cmd:`` command's paths are relative to."""
+    dir: str | None = None
+    """A ``cmd:`` program's own folder (``[bots.NAME]``'s ``dir``), when given: where it
+    runs, and all it sees of the contest. Without it, the folder of the program file
+    its command names, else ``base`` (see ``seats.folders``)."""
+    limits: tuple[str, ...] = ()
+    """Its own limits (``NAME=VALUE``), over the tournament's."""
 
     @property
     def kind(self) -> Kind:
@@ -60,11 +69,15 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return self.kind in ("builtin", "python")
 
     def argv(self) -> list[str]:
-        """A ``cmd:`` entrant's command line."""
+        """A ``cmd:`` entrant's command line, as written."""
         argv = shlex.split(self.target)
         if not argv:
             raise ValueError(f"{self.name}: the command is empty")
         return argv
+
+    def placed(self) -> Placed:
+        """A ``cmd:`` entrant's command as it runs: from its own folder, paths absolute."""
+        return place(self.argv(), self.base, self.dir)
 
 
 def _quoted_whole(command: str) -> bool:
@@ -113,12 +126,35 @@ def parse_entrant(text: str, base: str = ".") -> Entrant:
     return make_entrant(name, spec, base)
 
 
-def make_entrant(name: str, spec: str, base: str = ".") -> Entrant:
+def entrant_containment(containment: Containment, entrant: Entrant) -> Containment:
+    """The run's containment with the entrant's own limits over the run's."""
+    if not entrant.limits or containment.mode == "none":
+        return containment
+    return dataclasses.replace(containment, limits=containment.limits.with_text(entrant.limits))
+
+
+def make_entrant(
+    name: str,
+    spec: str,
+    base: str = ".",
+    *,
+    folder: str | None = None,
+    limits: Sequence[str] = (),
+) -> Entrant:
+    """An entrant, checked; ``folder`` (its ``dir``) and ``limits`` only for a program."""
     name = name.strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise ValueError(f"{name!r}: an entrant's name is 1 to {MAX_NAME} printable characters")
-    parse_spec(spec)
-    return Entrant(name, spec.strip(), os.path.abspath(base))
+    kind, _ = parse_spec(spec)
+    if (folder is not None or limits) and kind != "cmd":
+        raise ValueError(f"{name}: only a cmd: entrant has a dir and limits of its own")
+    try:
+        Limits().with_text(limits)
+    except ValueError as e:
+        raise ValueError(f"{name}: limits: {e}") from None
+    base = os.path.abspath(base)
+    where = None if folder is None else os.path.normpath(os.path.join(base, folder))
+    return Entrant(name, spec.strip(), base, where, tuple(limits))
 
 
 # -- in-process bots ----------------------------------------------------------------

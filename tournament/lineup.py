@@ -36,7 +36,7 @@ from leastscore.seats.sandbox import Containment, Mode
 from leastscore.seats.seat import Seat, SeatFailed
 
 from .config import TournamentConfig
-from .entrants import Entrant, bot_factory
+from .entrants import Entrant, bot_factory, entrant_containment
 from .remote import EntrantSeat, Hall
 from .schedule import Fixture
 
@@ -125,14 +125,24 @@ def contain(
     *,
     sandbox: Mode | None = None,
 ) -> Containment:
-    """How this process runs the tournament's programs: none of them sees the other
-    ``cmd:`` entrants' folders (each still sees its own) nor the folders in
-    ``hidden`` (the results, a worker's own). ``sandbox``: the mode the runner
-    resolved (every worker runs what the runner chose), else the config's."""
-    if not any(e.kind == "cmd" for e in config.entrants):
+    """How this process runs the tournament's programs: each sees its own folder and
+    not the other ``cmd:`` entrants' (hidden too where one lies inside another's),
+    nor the folders in ``hidden`` (the results, a worker's own). ``sandbox``: the mode
+    the runner resolved (every worker runs what the runner chose), else the config's.
+    ``warn`` hears of programs that share a folder (and so each other's files)."""
+    programs = [e for e in config.entrants if e.kind == "cmd"]
+    if not programs:
         return Containment(mode="none")
-    folders = {e.base for e in config.entrants if e.kind == "cmd"}
-    folders.update(h for h in hidden if h is not None)
+    own: dict[str, list[str]] = {}
+    for entrant in programs:
+        own.setdefault(entrant.placed().folder, []).append(entrant.name)
+    for folder, names in own.items():
+        if len(names) > 1 and warn is not None:
+            warn(
+                f"sandbox: {', '.join(names)} share the folder {folder} and can read each "
+                "other's files there: give each its own (dir, see TOURNAMENTS.md)"
+            )
+    folders = set(own) | {h for h in hidden if h is not None}
     return Containment.make(sandbox or config.sandbox, config.limits, sorted(folders), warn)
 
 
@@ -234,13 +244,14 @@ class Lineup:
         name = entrant.name
         program = self._programs.get(name)
         if program is None:
+            placed = entrant.placed()
             program = self._programs[name] = ProgramSeat(
-                entrant.argv(),
+                placed.argv,
                 name,
                 startup_time=self.config.startup_time,
                 stderr=self._stderr(name),
-                cwd=entrant.base,
-                containment=self.containment,
+                cwd=placed.folder,
+                containment=entrant_containment(self.containment, entrant),
             )
         stale = name in self._stale
         if stale:

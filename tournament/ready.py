@@ -23,7 +23,7 @@ from leastscore.seats.program import greet
 from leastscore.seats.sandbox import Containment
 
 from .config import TournamentConfig
-from .entrants import Entrant, load_bot_class
+from .entrants import Entrant, entrant_containment, load_bot_class
 
 
 class NotReady(RuntimeError):
@@ -57,11 +57,12 @@ async def _problem(
 ) -> str | None:
     why = lacks(entrant)
     if why is None and entrant.kind == "cmd":
+        placed = entrant.placed()
         why = await greet(
-            entrant.argv(),
-            cwd=entrant.base,
+            placed.argv,
+            cwd=placed.folder,
             startup_time=config.startup_time,
-            containment=containment,
+            containment=entrant_containment(containment, entrant),
         )
         if why is not None:
             why = f"could not start ({entrant.spec}): {why}"
@@ -74,6 +75,8 @@ def lacks(entrant: Entrant) -> str | None:
         return None
     if not Path(entrant.base).is_dir():
         return f"no directory {entrant.base}"
+    if entrant.dir is not None and not Path(entrant.dir).is_dir():
+        return f"no directory {entrant.dir} (its dir)"
     if entrant.kind == "python":
         try:
             load_bot_class(entrant)

@@ -9,6 +9,8 @@ It plays like stdio_player.py's ``good`` mode, and on its first turn:
 - ``connect PORT``: connects to 127.0.0.1:PORT (and says on stderr if it could);
 - ``read PATH...``: reads each file (says on stderr which it could);
 - ``write PATH...``: writes each file (says on stderr which it could);
+- ``snoop PATH...``: lists each folder and reads each file (says on stderr what it saw
+  or read, or that it could not);
 - ``orphan TOKEN``: leaves a grandchild, in its own session, that sleeps for a minute
   with TOKEN in its command line;
 - ``burn``: answers, then a thread burns CPU for good; its next answer waits until the
@@ -87,6 +89,15 @@ def hostile() -> None:
                 say(f"READ {path}")
             except OSError as e:
                 say(f"cannot read {path}: {e}")
+    elif mode == "snoop":
+        for path in args:
+            try:
+                say(f"LISTED {path}: {' '.join(sorted(os.listdir(path)))}")
+            except NotADirectoryError:
+                with open(path, "rb") as f:
+                    say(f"READ {path}: {f.read(20)!r}")
+            except OSError as e:
+                say(f"cannot list {path}: {e}")
     elif mode == "write":
         for path in args:
             try:

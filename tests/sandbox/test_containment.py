@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from leastscore.bots.check import CheckSettings, check_program
 from leastscore.seats import sandbox
+from leastscore.seats.folders import place
 from leastscore.seats.sandbox import Containment, Limits
 from leastscore.tournament import config as configs
 
@@ -52,26 +54,44 @@ def test_auto_says_plainly_when_it_falls_back(monkeypatch):
         Containment.make("bwrap")
 
 
-def test_the_wrapped_command_hides_the_others_and_keeps_its_own_folder():
-    contained = Containment(mode="bwrap", hidden=("/srv/a", "/srv/b", "/srv/out"))
+def test_the_wrapped_command_shows_the_system_and_its_own_folder_only():
+    contained = Containment(mode="bwrap", hidden=("/srv/a/out", "/srv/b"))
     argv = contained.argv(["./bot", "-q"], "/srv/a")
     assert argv[-3:] == ["--", "./bot", "-q"]
     text = " ".join(argv)
-    assert "--tmpfs /srv/b" in text and "--tmpfs /srv/out" in text
-    assert "--tmpfs /srv/a" not in text and "--ro-bind /srv/a /srv/a --chdir /srv/a" in text
+    assert "--ro-bind / /" not in text  # an allowlist: nothing of the machine by default
+    assert "--ro-bind /usr /usr" in text and "--ro-bind /srv/a /srv/a" in text
+    assert "--tmpfs /srv/a/out" in text  # hidden inside what it sees
+    assert "/srv/b" not in text  # not shown at all: nothing to hide
+    assert text.endswith("--chdir /srv/a -- ./bot -q")
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--tmpfs /tmp"):
         assert flag in text
     assert Containment(mode="limits").argv(["./bot"], "/srv/a") == ["./bot"]
 
 
+def test_a_program_runs_in_the_folder_of_the_file_its_command_names(tmp_path: Path):
+    (tmp_path / "entrants" / "a").mkdir(parents=True)
+    (tmp_path / "entrants" / "a" / "bot.js").write_text("")
+    (tmp_path / "bot").write_text("")
+    a = tmp_path / "entrants" / "a"
+    placed = place(["node", "entrants/a/bot.js", "--fast"], str(tmp_path))
+    assert placed.argv == ["node", str(a / "bot.js"), "--fast"] and placed.folder == str(a)
+    assert place(["./bot"], str(tmp_path)).folder == str(tmp_path)
+    assert place([sys.executable, str(a / "bot.js")], "/").folder == str(a)
+    shared = place(["python3", "-m", "mybot"], str(tmp_path))  # names no file: the base
+    assert shared.folder == str(tmp_path) and not shared.named
+    given = place(["sh", "-c", "cd x && ./bot"], str(tmp_path), "entrants/a")
+    assert given.folder == str(a) and given.named
+
+
 @needs_bwrap
-def test_another_entrants_folder_is_hidden(tmp_path: Path):
+def test_another_entrants_folder_is_not_there_though_nobody_hid_it(tmp_path: Path):
     mine, theirs = tmp_path / "mine", tmp_path / "theirs"
     mine.mkdir()
     theirs.mkdir()
     (theirs / "bot.py").write_text("secret strategy")
     (mine / "bot.py").write_text("my strategy")
-    contained = Containment.make("bwrap", hidden=[str(mine), str(theirs)])
+    contained = Containment.make("bwrap")
     script = "import sys; print(open(sys.argv[1]).read())"
     for path, readable in ((theirs / "bot.py", False), (mine / "bot.py", True)):
         argv = contained.argv([sys.executable, "-c", script, str(path)], str(mine))
@@ -133,3 +153,32 @@ def test_the_groups_of_a_worker_that_died_are_killed_and_removed():
         worker.kill()
         orphan.kill()
         group.remove()
+
+
+@needs_bwrap
+def test_check_and_replay_run_a_program_under_tmp_from_its_own_folder(tmp_path: Path):
+    """A bot author's ``mktemp -d`` folder, named from elsewhere: ``bot check`` and
+    ``bot replay`` run the program in its folder, contained, with the limits asked;
+    what it printed on stderr is shown when it fails (before, its folder was hidden by
+    the private /tmp and the only words were that its output closed)."""
+    mine = tmp_path / "mybot"
+    mine.mkdir()
+    shutil.copy(PLAYER, mine / "bot.py")
+    (mine / "notes.txt").write_text("opening book")
+    command = f"{sys.executable} {mine / 'bot.py'}"
+    leastscore = [sys.executable, "-m", "leastscore", "bot"]
+    contained = ["--sandbox=bwrap", "--limit=memory_mb=256"]
+    for verb, extra in (("check", ["--matches=1"]), ("replay", [])):
+        done = subprocess.run(
+            [*leastscore, verb, f"{command} good", *contained, *extra],
+            capture_output=True, text=True, timeout=120, cwd="/",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "sandbox: bubblewrap" in done.stdout
+    failed = subprocess.run(
+        [*leastscore, "replay", f"{command} crash 1", *contained],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    )  # fmt: skip
+    assert failed.returncode == 1 and "its last words on stderr:" in failed.stderr
+    wrong = subprocess.run([*leastscore, "check", command, "--limit=colour=1"], capture_output=True)
+    assert wrong.returncode == 2 and b"NAME one of memory_mb" in wrong.stderr

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 
-from ..tournament.helpers import bots, by_bot, tournament
+from ..tournament.helpers import PLAYER, bots, by_bot, tournament
 
 HOSTILE = Path(__file__).parents[1] / "programs" / "hostile.py"
 HAS_BWRAP = bwrap_path() is not None
@@ -222,3 +222,44 @@ def test_a_stderr_flood_is_kept_capped(tmp_path, baseline, sandbox):
 def test_a_stdout_flood_is_ended_at_the_frame_limit(tmp_path, baseline, sandbox):
     run = contest(tmp_path, "stdout", sandbox=sandbox)
     contained(run, baseline, "output")
+
+
+@needs_bwrap
+def test_entrants_laid_out_as_submissions_see_nothing_of_each_other(tmp_path: Path):
+    """A contest as an organiser lays it out: ``entrants/NAME/`` each, the runner
+    started in ``entrants/``, the results beside it. The hostile entrant finds nothing
+    of its rival nor of the results, not even their names, and its own folder only."""
+    entrants = tmp_path / "entrants"
+    rival, own = entrants / "rival", entrants / "hostile"
+    for folder in (rival, own):
+        folder.mkdir(parents=True)
+    shutil.copy(PLAYER, rival / "bot.py")
+    (rival / "strategy.txt").write_text("secret")
+    shutil.copy(HOSTILE, own / "bot.py")
+    out = tmp_path / "results"
+    looks = [entrants, rival, out, own, tmp_path, rival / "strategy.txt", rival / "bot.py"]
+    old = os.getcwd()
+    os.chdir(entrants)
+    try:
+        done = tournament(
+            *bots(
+                rival=f"cmd:{sys.executable} rival/bot.py good",
+                h=f"cmd:{sys.executable} hostile/bot.py snoop {' '.join(map(str, looks))}",
+            ),
+            "--seats=2",
+            "--deals=1",
+            "--sandbox=bwrap",
+            f"--out={out}",
+            "--format=json",
+        )
+    finally:
+        os.chdir(old)
+    assert done.returncode == 0, done.stderr
+    assert "share the folder" not in done.stderr  # each has its own
+    said = (out / "programs" / "h.worker-1.stderr").read_text()
+    assert f"LISTED {own}: bot.py" in said
+    # the folders above its own hold only the way to it
+    assert f"LISTED {entrants}: hostile\n" in said and f"LISTED {tmp_path}: entrants\n" in said
+    for path in (rival, out):
+        assert f"cannot list {path}:" in said, said
+    assert "READ" not in said and "secret" not in said

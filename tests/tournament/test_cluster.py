@@ -272,7 +272,7 @@ def test_programs_on_the_workers_are_contained_as_local_ones_are(
         "--format=json",
     )
     assert done.returncode == 0, done.stderr
-    assert done.stderr.startswith("sandbox: bubblewrap")
+    assert "\nsandbox: bubblewrap" in "\n" + done.stderr
     rows = by_bot(json.loads(done.stdout))
     assert rows["bomb"]["faults"].get("processes", 0) >= 1
     assert rows["g"]["faults"] == {} and rows["writer"]["faults"] == {}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from leastscore.tournament.config import build, dump, load, read_toml
+from leastscore.tournament.config import build, dump, load, read_toml, read_tomls
 from leastscore.tournament.entrants import bot_factory, parse_entrant
 from leastscore.tournament.report import document
 from leastscore.tournament.stats import Tally
@@ -118,3 +118,53 @@ def test_flags_override_the_file(tmp_path: Path):
     assert document["matches_played"] == 3 * 2
     wrong = tournament("--bot=a=builtin:greedy", "--bot=a=builtin:random")
     assert wrong.returncode != 0 and "unique" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_several_config_files_are_merged_and_none_is_dropped(tmp_path: Path):
+    """``--config a.toml --config b.toml``: entrants gathered, later settings win, the
+    same entrant in two files refused (before, the last file silently replaced the rest)."""
+    (tmp_path / "a.toml").write_text(
+        "seed = 3\ndeals = 5\n[limits]\nmemory_mb = 256\ncpu_seconds = 9\n"
+        '[bots]\na = "builtin:greedy"\n'
+    )
+    (tmp_path / "b.toml").write_text(
+        'deals = 1\nseats = 2\n[limits]\nmemory_mb = 300\n[bots]\nb = "builtin:random"\n'
+    )
+    settings, entrants, _ = read_tomls([tmp_path / "a.toml", tmp_path / "b.toml"])
+    assert [e.name for e in entrants] == ["a", "b"]
+    assert settings["deals"] == 1 and settings["seed"] == 3
+    assert settings["limits"] == {"memory_mb": 300, "cpu_seconds": 9}
+    done = tournament(
+        f"--config={tmp_path / 'a.toml'}", f"--config={tmp_path / 'b.toml'}", "--format=json"
+    )
+    assert done.returncode == 0, done.stderr
+    assert [e["bot"] for e in json.loads(done.stdout)["entrants"]] == ["a", "b"]
+    (tmp_path / "c.toml").write_text('[bots]\na = "builtin:random"\n')
+    twice = tournament(f"--config={tmp_path / 'a.toml'}", f"--config={tmp_path / 'c.toml'}")
+    assert twice.returncode != 0 and "Traceback" not in twice.stderr
+    assert "the entrant a is in both" in twice.stderr
+
+
+def test_an_entrant_table_gives_its_folder_and_limits(tmp_path: Path):
+    (tmp_path / "entrants" / "x").mkdir(parents=True)
+    path = tmp_path / "cup.toml"
+    path.write_text(
+        'seed = 1\n[bots]\ng = "builtin:greedy"\n'
+        '[bots.x]\ncmd = "sh -c \'cd entrants/x && ./bot\'"\ndir = "entrants/x"\n'
+        "limits = { memory_mb = 128 }\n"
+    )
+    _, entrants, _ = read_toml(path)
+    x = entrants[1]
+    assert x.dir == str(tmp_path / "entrants" / "x") and x.limits == ("memory_mb=128",)
+    assert x.placed().folder == x.dir
+    config = build({"seed": 1}, entrants, {})
+    assert load(dump(config)) == config  # a worker gets the same entrant
+    for table, why in (
+        ('[bots.x]\nspec = "builtin:greedy"\ndir = "a"\n', "only a cmd: entrant"),
+        ('[bots.x]\ncmd = "./bot"\ncolour = "red"\n', "unknown key colour"),
+        ('[bots.x]\ncmd = "./bot"\nlimits = { memory = 1 }\n', "limits"),
+        ('[bots.x]\ndir = "a"\n', "cmd"),
+    ):
+        path.write_text(table)
+        with pytest.raises(ValueError, match=why):
+            read_toml(path)
