@@ -18,9 +18,11 @@ from rich.table import Table
 
 from .config import TournamentConfig
 from .per_deal import SprtRun
-from .stats import EntrantStanding, Tally
+from .stats import ORDER, EntrantStanding, Tally
 
-SCHEMA = "leastscore.standings/1"
+SCHEMA = "leastscore.standings/2"
+"""2: the rating is fitted on all results at once (``elo``, ``elo_ci``), and ``order`` says
+how the standings are ranked; 1 had openskill's ``mu``, ``sigma``, ``ordinal``."""
 COLOURS = (
     "#1f77b4",
     "#d62728",
@@ -81,6 +83,8 @@ class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     complete: bool
     standings: list[EntrantStanding]
     crosstable: dict[str, dict[str, Meeting]]
+    order: str = ORDER
+    """How ``standings`` are ranked, in words."""
     interval_unit: Literal["deal", "match"] = "match"
     """What the win-rate intervals count as one unit: a deal (all its rotations, the
     same cards) or a match."""
@@ -226,9 +230,9 @@ CSV_COLUMNS = (
     "mean_round_score",
     "declarations",
     "declaration_rate",
-    "mu",
-    "sigma",
-    "ordinal",
+    "elo",
+    "elo_low",
+    "elo_high",
     "timeouts",
     "illegal",
     "crashes",
@@ -254,9 +258,8 @@ def to_csv(tally: Tally) -> str:
                 _blank(s.mean_round_score),
                 s.declarations,
                 _blank(s.declaration_rate),
-                s.rating.mu,
-                s.rating.sigma,
-                s.rating.ordinal,
+                s.rating.elo,
+                *(s.rating.elo_ci or ("", "")),
                 s.timeouts,
                 s.illegal,
                 s.crashes,
@@ -280,6 +283,17 @@ def _percent(value: float | None) -> str:
 
 def _fixed(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _rating(s: EntrantStanding, between: str = " ") -> str:
+    """``+31 [+12 +50]``: the rating in Elo points and its interval."""
+    span = s.rating.elo_ci
+    text = _signed(s.rating.elo)
+    return text if span is None else f"{text}{between}[{_signed(span[0])} {_signed(span[1])}]"
+
+
+def _signed(value: float) -> str:
+    return f"{round(value):+d}"  # never "-0"
 
 
 def _faults(s: EntrantStanding, config: TournamentConfig) -> str:
@@ -319,7 +333,8 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
         f"seed {config.seed}"
         + (f"; house rules: {house}" if house else "")
         + (f"; time control {clock}" if clock else ""),
-        caption=f"win rate with its 95% interval (unit: {tally.interval_unit}); "
+        caption=f"ranked by {ORDER}; win rate and rating with their 95% intervals "
+        f"(unit: {tally.interval_unit}); "
         f"faults: {'timeouts' if clock is None else 'lost on time'}/illegal/crashes/forfeits",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -327,7 +342,7 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
     headers = ["#", "bot", "matches", "wins", "win rate"]
     if wide:
         headers += ["place", "pts/round", "declarations held"]
-    headers += ["rating μ±σ", "ordinal", "faults"]
+    headers += ["rating (95%)", "faults"]
     for header in headers:
         table.add_column(header, justify="left" if header == "bot" else "right", no_wrap=True)
     for s in tally.standings():
@@ -345,8 +360,7 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
                 _fixed(s.mean_round_score, 1),
                 _percent(s.declaration_rate),
             ]
-        rating = f"{s.rating.mu:.1f}±{s.rating.sigma:.1f}"
-        cells += [rating, f"{s.rating.ordinal:.1f}", _faults(s, config)]
+        cells += [_rating(s), _faults(s, config)]
         table.add_row(*cells)
     return table
 
@@ -445,8 +459,7 @@ def to_html(
                     _fixed(s.mean_place),
                     _fixed(s.mean_round_score, 1),
                     _percent(s.declaration_rate),
-                    f"{s.rating.mu:.2f} ± {s.rating.sigma:.2f}",
-                    f"{s.rating.ordinal:.2f}",
+                    _rating(s, "\u00a0"),
                     s.timeouts,
                     s.illegal,
                     s.crashes,
@@ -487,8 +500,7 @@ def to_html(
         "mean place",
         "mean round score",
         "declarations held",
-        "rating μ ± σ",
-        "ordinal",
+        "rating [95% CI]",
         "timeouts",
         "illegal",
         "crashes",
@@ -521,7 +533,7 @@ Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
 {_stages_html(stages or [])}
-<div class="scroll"><table id="standings"><caption>Standings (by rating ordinal, μ − 3σ)</caption>
+<div class="scroll"><table id="standings"><caption>Standings, ranked by {esc(ORDER)}</caption>
 <tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
 {"".join(rows)}
 </table></div>
@@ -551,15 +563,15 @@ def _stages_html(stages: list[StageReport]) -> str:
 
 
 def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
-    """An inline SVG chart: each entrant's μ (line) and μ ± σ (band) against matches."""
+    """An inline SVG chart: each entrant's rating fitted on the first matches of the
+    schedule, against how many."""
     history = tally.history
     if len(history) < 2:
         return "<p>Not enough matches for a chart yet.</p>"
     left, right, top, bottom = 50, 150, 15, 35
     xs = [x for x, _ in history]
-    lows = [r.mu - r.sigma for _, ratings in history for r in ratings]
-    highs = [r.mu + r.sigma for _, ratings in history for r in ratings]
-    y_low, y_high = min(lows), max(highs)
+    values = [r for _, ratings in history for r in ratings]
+    y_low, y_high = min(values), max(values)
     span = (y_high - y_low) or 1.0
     x_max = max(xs) or 1
 
@@ -586,16 +598,12 @@ def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
         )
     for k, name in enumerate(tally.names):
         colour = COLOURS[k % len(COLOURS)]
-        line = " ".join(f"{px(x):.1f},{py(r[k].mu):.1f}" for x, r in history)
-        upper = [f"{px(x):.1f},{py(r[k].mu + r[k].sigma):.1f}" for x, r in history]
-        lower = [f"{px(x):.1f},{py(r[k].mu - r[k].sigma):.1f}" for x, r in history]
-        band = " ".join(upper + lower[::-1])
+        line = " ".join(f"{px(x):.1f},{py(r[k]):.1f}" for x, r in history)
         last = history[-1][1][k]
-        parts.append(f'<polygon points="{band}" fill="{colour}" opacity="0.12"/>')
         parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
         parts.append(
             f'<text x="{width - right + 8}" y="{top + 16 * (k + 1)}" font-size="12" '
-            f'fill="{colour}">{html.escape(name)} {last.mu:.1f}</text>'
+            f'fill="{colour}">{html.escape(name)} {_signed(last)}</text>'
         )
     parts.append("</svg>")
     return "\n".join(parts)

@@ -1,10 +1,11 @@
 """Standings from results: counts, rates with intervals, ratings, head-to-head.
 
 Results may arrive in any order (several workers, a resumed run). Counts are
-kept exactly (whole numbers and fractions), so their order does not matter;
-ratings depend on order, so each result waits until every earlier fixture has
-been counted and the ratings are updated in schedule order. The standings of a
-finished tournament are therefore the same however it was run.
+kept exactly (whole numbers and fractions), and the ratings are fitted on all of
+them at once (``rating``), so the order does not matter: the standings of a
+finished tournament are the same however it was run, and the same had its
+matches been played in any other order. Only the chart of ratings over the
+tournament follows the schedule: its points are fits on the first fixtures.
 
 A win is first place. When k players share first place (possible when a match
 ends on points, with ``first_out_ends`` or at ``max_rounds``) each gets 1/k of
@@ -25,8 +26,8 @@ from fractions import Fraction
 from typing import Literal
 
 import msgspec
-from openskill.models import PlackettLuce
 
+from . import rating
 from .per_deal import mean_interval
 from .results import MatchResult
 
@@ -50,10 +51,11 @@ def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 class Rating(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    mu: float
-    sigma: float
-    ordinal: float
-    """mu - 3 sigma: a conservative estimate, what the table is sorted by."""
+    elo: float
+    """The Bradley-Terry rating fitted on every result (see ``rating``), on Elo's
+    scale, centred on the entrants' mean: what the standings are sorted by."""
+    elo_ci: tuple[float, float] | None
+    """Its 95 % bootstrap interval over deals (None before there are two)."""
 
 
 class EntrantStanding(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -132,15 +134,19 @@ class Tally:
         self.problems: dict[str, list[str]] = {}
         self._records = {name: _Record() for name in names}
         self._pairs: dict[tuple[str, str], list[int]] = {}
-        self._model = PlackettLuce()
-        self._ratings = {name: self._model.rating(name=name) for name in names}
+        self._index = {name: i for i, name in enumerate(names)}
+        self._rated: dict[tuple[int, int] | int, rating.Pairs] = {}
+        """Each unit's pairs (see ``rating``): by deal and group, else by fixture."""
+        self._ratings: tuple[int, dict[str, Rating]] | None = None
+        """(results counted, ratings) as last fitted."""
         self._seen: set[int] = set()
         self._waiting: dict[int, MatchResult] = {}
         self._next = 0
-        """The first fixture not yet counted in the ratings."""
+        """The first fixture not yet in the chart's running pairs."""
+        self._running: rating.Pairs = {}
         self._step = max(1, math.ceil(scheduled / HISTORY_POINTS))
-        self.history: list[tuple[int, tuple[Rating, ...]]] = [(0, self._snapshot())]
-        """(fixtures rated, ratings by entrant), every so many fixtures."""
+        self._history: list[tuple[int, rating.Pairs]] = [(0, {})]
+        """(fixtures in schedule order, their pairs), every so many fixtures."""
 
     @property
     def counted(self) -> int:
@@ -164,7 +170,7 @@ class Tally:
             self._count(result)
         self._waiting[result.fixture] = result
         while self._next in self._waiting:
-            self._rate(self._waiting.pop(self._next))
+            self._chart(self._waiting.pop(self._next))
             self._next += 1
         return True
 
@@ -173,9 +179,9 @@ class Tally:
             self.add(result)
 
     def finish(self) -> None:
-        """Rate results still waiting for an earlier fixture that never came (a stopped run)."""
+        """Chart results still waiting for an earlier fixture that never came (a stopped run)."""
         for index in sorted(self._waiting):
-            self._rate(self._waiting.pop(index))
+            self._chart(self._waiting.pop(index))
             self._next = index + 1
 
     def _count(self, result: MatchResult) -> None:
@@ -212,32 +218,63 @@ class Tally:
                     continue
                 pair = self._pairs.setdefault((a.bot, b.bot), [0, 0, 0])
                 pair[0 if a.place < b.place else 1 if a.place == b.place else 2] += 1
+        key = result.fixture if self.unit_of is None else self.unit_of(result.fixture)
+        rating.add_match(self._rated.setdefault(key, {}), self._places(result))
         for problem in result.problems:
             bot, _, text = problem.partition(": ")
             kept = self.problems.setdefault(bot if bot in self._records else "", [])
             if len(kept) < 20:
                 kept.append(f"match {result.fixture}: {text if bot in self._records else problem}")
 
-    def _rate(self, result: MatchResult) -> None:
+    def _places(self, result: MatchResult) -> list[tuple[int, int]]:
+        return [(self._index[s.bot], s.place) for s in result.seats]
+
+    def _chart(self, result: MatchResult) -> None:
         if result.status == "played":
-            teams = [[self._ratings[s.bot]] for s in result.seats]
-            rated = self._model.rate(teams, ranks=[float(s.place) for s in result.seats])
-            for s, team in zip(result.seats, rated, strict=True):
-                self._ratings[s.bot] = team[0]
+            rating.add_match(self._running, self._places(result))
         done = result.fixture + 1
         if done % self._step == 0 or done == self.scheduled:
-            self.history.append((done, self._snapshot()))
-
-    def _snapshot(self) -> tuple[Rating, ...]:
-        return tuple(self.rating(name) for name in self.names)
+            self._history.append((done, dict(self._running)))
 
     # -- reading ------------------------------------------------------------------------
 
+    @property
+    def history(self) -> list[tuple[int, tuple[float, ...]]]:
+        """(fixtures, each entrant's rating fitted on those first fixtures of the schedule)."""
+        n = len(self.names)
+        return [(done, tuple(rating.fit(n, pairs))) for done, pairs in self._history]
+
+    def ratings(self) -> dict[str, Rating]:
+        """Every entrant's rating and interval, fitted on all results counted so far.
+
+        Fitted again when more results are in; the intervals (200 fits) only when
+        there are a tenth more than at their last fit, or all of them, so that a live
+        display costs little while the final standings are exact."""
+        counted = self.counted
+        if self._ratings is not None and self._ratings[0] == counted:
+            return self._ratings[1]
+        n = len(self.names)
+        # in an order of their own, not of play: the bootstrap draws the same units
+        units = sorted(self._rated.values(), key=lambda unit: sorted(unit.items()))
+        elos = rating.fit(n, rating.total(units))
+        last = self._ratings
+        spans: Sequence[tuple[float, float] | None]
+        if last is None or self.complete or counted >= 1.1 * last[0] or counted < last[0]:
+            spans = rating.intervals(n, units) or [None] * n
+        else:
+            spans = [last[1][name].elo_ci for name in self.names]
+        fitted = {
+            name: Rating(round(elo, 3), None if span is None else _rounded(span))
+            for name, elo, span in zip(self.names, elos, spans, strict=True)
+        }
+        self._ratings = (counted, fitted)
+        return fitted
+
     def rating(self, name: str) -> Rating:
-        r = self._ratings[name]
-        return Rating(round(r.mu, 3), round(r.sigma, 3), round(r.ordinal(), 3))
+        return self.ratings()[name]
 
     def standings(self) -> list[EntrantStanding]:
+        """Best first: by rating, then mean place, then wins (``ORDER``)."""
         rows = []
         for name in self.names:
             r = self._records[name]
@@ -265,7 +302,7 @@ class Tally:
                     cpu_seconds=round(r.cpu_seconds, 3),
                 )
             )
-        rows.sort(key=lambda s: (-s.rating.ordinal, -s.rating.mu, s.bot))
+        rows.sort(key=order)
         return [msgspec.structs.replace(s, rank=i) for i, s in enumerate(rows, 1)]
 
     @property
@@ -291,6 +328,20 @@ class Tally:
             a: {b: self.head_to_head(a, b) for b in self.names if (a, b) in self._pairs}
             for a in self.names
         }
+
+
+ORDER = "rating (Bradley-Terry, fitted on all results), then mean place, then wins"
+"""How the standings are ordered, in words for every report."""
+
+
+def order(s: EntrantStanding) -> tuple[float, float, float, str]:
+    """The standings' sort key (``ORDER``): an entrant with no match comes last."""
+    place = s.mean_place if s.mean_place is not None else math.inf
+    return (-s.rating.elo, place, -s.wins, s.bot)
+
+
+def _rounded(span: tuple[float, float]) -> tuple[float, float]:
+    return round(span[0], 3), round(span[1], 3)
 
 
 def _number(value: Fraction) -> float:

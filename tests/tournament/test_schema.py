@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import msgspec
+import pytest
 from leastscore.tournament.report import Format, StandingsDocument, json_schema
 from leastscore.tournament.stats import EntrantStanding, Rating
 
@@ -47,8 +48,9 @@ def test_the_json_output_matches_the_schema(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     document = msgspec.json.decode(done.stdout, type=StandingsDocument, strict=True)
-    assert document.schema == "leastscore.standings/1"
-    assert document.seed == 8 and document.complete
+    assert document.schema == "leastscore.standings/2"
+    assert document.seed == 8 and document.complete and "Bradley-Terry" in document.order
+    assert sum(row.rating.elo for row in document.standings) == pytest.approx(0, abs=0.01)
     assert document.format.kind == "round_robin" and document.format.seats == 3
     assert document.format.house_rules == {"tie_loses": True}
     assert [s.rank for s in document.standings] == [1, 2, 3, 4]
@@ -56,13 +58,14 @@ def test_the_json_output_matches_the_schema(tmp_path):
     for row in document.standings:
         low, high = row.win_rate_ci
         assert 0 <= low <= row.win_rate <= high <= 1
-        assert abs(row.rating.ordinal - (row.rating.mu - 3 * row.rating.sigma)) < 0.002
+        assert row.rating.elo_ci is not None  # a deal for each of the four groups
+        assert row.rating.elo_ci[0] <= row.rating.elo <= row.rating.elo_ci[1]
     raw = json.loads(done.stdout)
     for key in ("seed", "matches_played", "standings"):
         assert key in raw
     for row in raw["standings"]:
         assert {"bot", "matches", "wins", "win_rate", "win_rate_ci", "mean_place"} <= set(row)
-        assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
+        assert set(row["rating"]) == {"elo", "elo_ci"}
         assert {"timeouts", "illegal", "crashes"} <= set(row)
     assert set(raw["crosstable"]["a"]) == {"b", "c", "d"}
     meeting = raw["crosstable"]["a"]["b"]
