@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import sys
@@ -37,6 +38,7 @@ DEFINING = (
     "max_faults",
     "sandbox",
     "limit",
+    "unready",
 )
 """Options that define a tournament, so cannot change when one is resumed."""
 
@@ -149,6 +151,13 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
     "auto: bubblewrap when it works here. See TOURNAMENTS.md.",
 )
 @click.option(
+    "--unready",
+    type=click.Choice(["stop", "drop"]),
+    show_default=str(SHOWN["unready"]),
+    help="An entrant that fails its start check: stop the tournament, or drop it "
+    "(named with its reason in every report) and play without it.",
+)
+@click.option(
     "--limit",
     multiple=True,
     metavar="NAME=VALUE",
@@ -213,6 +222,7 @@ def tournament(
     listen: str | None,
     sandbox: str | None,
     limit: tuple[str, ...],
+    unready: str | None,
     sprt: str | None,
     stage: tuple[str, ...],
     out: str | None,
@@ -285,6 +295,7 @@ def tournament(
                 "stage": list(stage) or None,
                 "sandbox": sandbox,
                 "limit": list(limit) or None,
+                "unready": unready,
             }
             settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
             if settings.get("seed") is None:
@@ -293,9 +304,11 @@ def tournament(
             for entrant in config.entrants:
                 if entrant.kind == "python":
                     load_bot_class(entrant)
+            out = out or file_settings.get("out")
+            if config.unready == "drop":
+                config = _drop_unready(config, settings, rules, out)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
-        out = out or file_settings.get("out")
         store = None
         if out is not None:
             try:
@@ -346,6 +359,21 @@ def tournament(
             store.undo()
         raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
     ctx.exit(code)
+
+
+def _drop_unready(
+    config: TournamentConfig, settings: dict[str, Any], rules: dict[str, Any], out: str | None
+) -> TournamentConfig:
+    """``--unready drop``: greet every entrant now, before the schedule is fixed, and
+    build the tournament again without those that cannot play, saying so."""
+    from . import config as configs
+    from .lineup import contain
+    from .ready import problems
+
+    found = asyncio.run(problems(config, contain(config, [out])))
+    for name, why in found.items():
+        click.echo(f"dropped {name}: {why}", err=True)
+    return configs.without(config, found, settings, rules) if found else config
 
 
 def run_tournament(
@@ -409,7 +437,7 @@ def run_tournament(
     else:
         console = Console()
         if not console.is_terminal:
-            console = Console(width=report.WIDE)
+            console = Console(width=report.output_width())
         console.print(report.rich_table(config, tally, console.width))
         if sprt is not None:
             console.print(report.sprt_line(sprt))

@@ -81,6 +81,14 @@ def _number(text: str) -> int | float:
             raise ValueError(f"{text!r} is not a number") from None
 
 
+class Dropped(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An entrant left out of the tournament before its first match, and why."""
+
+    bot: str
+    spec: str
+    why: str
+
+
 class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     entrants: tuple[Entrant, ...]
     seed: int
@@ -111,6 +119,10 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     ``auto`` (bubblewrap when it works here, else limits)."""
     limits: Limits = Limits()
     """What each ``cmd:`` program may use (see ``seats/sandbox.py``)."""
+    unready: Literal["stop", "drop"] = "stop"
+    """An entrant that fails its start check stops the tournament, or is dropped."""
+    dropped: tuple[Dropped, ...] = ()
+    """Entrants dropped before the first match (``unready = "drop"``), with why."""
 
     def __post_init__(self) -> None:
         if not self.entrants:
@@ -205,6 +217,7 @@ SETTINGS = {
     "stage",
     "sandbox",
     "limits",
+    "unready",
     "workers",
     "affinity",
     "cluster",
@@ -316,7 +329,8 @@ def build(
     stages = settings.get("stage") or ()  # --stage TEXT, or [[stage]] tables in the file
     if stages:
         fields["stages"] = [Stage.parse(s) if isinstance(s, str) else s for s in stages]
-    keys = ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt")
+    keys = ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt",
+            "unready")  # fmt: skip
     for key in keys:
         if settings.get(key) is not None:
             fields[key] = settings[key]
@@ -337,6 +351,26 @@ def build(
         return msgspec.convert(fields, TournamentConfig)
     except msgspec.ValidationError as e:
         raise ValueError(str(e)) from None
+
+
+def without(
+    config: TournamentConfig,
+    dropped: dict[str, str],
+    settings: dict[str, Any],
+    rules: dict[str, Any],
+) -> TournamentConfig:
+    """``config`` built again without the entrants in ``dropped`` (name -> why), and
+    with them noted; ``ValueError`` when what is left cannot be played."""
+    if config.gauntlet in dropped:
+        raise ValueError(f"the gauntlet's candidate {config.gauntlet} cannot play")
+    left = [e for e in config.entrants if e.name not in dropped]
+    noted = tuple(Dropped(e.name, e.public_spec, dropped[e.name]) for e in config.entrants
+                  if e.name in dropped)  # fmt: skip
+    try:
+        rebuilt = build(settings, left, rules)
+    except ValueError as e:
+        raise ValueError(f"without {', '.join(dropped)}: {e}") from None
+    return msgspec.structs.replace(rebuilt, dropped=config.dropped + noted)
 
 
 def time_control(text: Any, settings: dict[str, Any]) -> str:

@@ -38,9 +38,17 @@ async def unready(
 ) -> list[str]:
     """What stops the tournament: a line for each entrant (of ``names``, else all) that
     cannot play, with a program's last lines on stderr below it; empty when all can."""
+    found = await problems(config, containment, names)
+    return [f"{name}: {why}" for name, why in found.items()]
+
+
+async def problems(
+    config: TournamentConfig, containment: Containment, names: Collection[str] | None = None
+) -> dict[str, str]:
+    """Why each entrant (of ``names``, else all) that cannot play cannot, by name."""
     entrants = [e for e in config.entrants if names is None or e.name in names]
     found = await asyncio.gather(*(_problem(e, config, containment) for e in entrants))
-    return [f"{e.name}: {why}" for e, why in zip(entrants, found, strict=True) if why]
+    return {e.name: why for e, why in zip(entrants, found, strict=True) if why}
 
 
 async def check(

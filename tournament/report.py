@@ -16,7 +16,7 @@ from leastscore.game.rules import house_rules_text
 from rich import box
 from rich.table import Table
 
-from .config import TournamentConfig
+from .config import Dropped, TournamentConfig
 from .per_deal import SprtRun
 from .stats import ORDER, EntrantStanding, Tally
 
@@ -85,6 +85,8 @@ class StandingsDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     crosstable: dict[str, dict[str, Meeting]]
     order: str = ORDER
     """How ``standings`` are ranked, in words."""
+    dropped: list[Dropped] = []
+    """Entrants dropped before the first match (``--unready drop``), with why."""
     interval_unit: Literal["deal", "match"] = "match"
     """What the win-rate intervals count as one unit: a deal (all its rotations, the
     same cards) or a match."""
@@ -200,6 +202,7 @@ def document(
         interval_unit=tally.interval_unit,
         sprt=None if sprt is None else sprt_report(sprt),
         stages=stages or [],
+        dropped=list(config.dropped),
     )
 
 
@@ -318,6 +321,21 @@ def time_rule(config: TournamentConfig) -> str:
     )
 
 
+def dropped_text(config: TournamentConfig) -> str:
+    """Who was dropped before the first match, and why, in one line."""
+    reasons = "; ".join(f"{d.bot} ({d.why.splitlines()[0]})" for d in config.dropped)
+    return f"dropped before the first match: {reasons}"
+
+
+def output_width() -> int:
+    """The width of a table printed to what is not a terminal: ``COLUMNS`` when set,
+    else wide enough that no column is cut."""
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else 400
+
+
 WIDE = 110
 """Terminal columns from which the table shows every column."""
 
@@ -339,6 +357,8 @@ def rich_table(config: TournamentConfig, tally: Tally, width: int = WIDE) -> Tab
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
+    if config.dropped:
+        table.caption = f"{table.caption}; {dropped_text(config)}"
     headers = ["#", "bot", "matches", "wins", "win rate"]
     if wide:
         headers += ["place", "pts/round", "declarations held"]
@@ -532,7 +552,7 @@ Programs: sandbox {esc(config.sandbox)}, limits {esc(limits)}.
 Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
-{_stages_html(stages or [])}
+{_stages_html(stages or [])}{_dropped_html(config)}
 <div class="scroll"><table id="standings"><caption>Standings, ranked by {esc(ORDER)}</caption>
 <tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
 {"".join(rows)}
@@ -547,6 +567,17 @@ Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {LIVE_SCRIPT if progress is not None else ""}
 </body></html>
 """
+
+
+def _dropped_html(config: TournamentConfig) -> str:
+    if not config.dropped:
+        return ""
+    esc = html.escape
+    items = "".join(
+        f"<li><b>{esc(d.bot)}</b> ({esc(d.spec)}): <pre>{esc(d.why)}</pre></li>"
+        for d in config.dropped
+    )
+    return f"<h2>Dropped before the first match</h2><ul>{items}</ul>"
 
 
 def _stages_html(stages: list[StageReport]) -> str:

@@ -218,7 +218,7 @@ def run_contest(
     else:
         console = Console()
         if not console.is_terminal:
-            console = Console(width=report.WIDE)
+            console = Console(width=report.output_width())
         for o in outcomes:
             console.print(report.stage_line(stage_report(o)))
         console.print(report.rich_table(final, last.tally, console.width))

@@ -116,3 +116,50 @@ def test_programs_that_answer_play_as_before(tmp_path: Path) -> None:
     assert code == 0, lines
     document = json.loads((tmp_path / "run" / "standings.json").read_text())
     assert by_bot(document)["p"]["crashes"] == 0
+
+
+def test_with_unready_drop_a_broken_entrant_is_dropped_named_and_the_rest_play(
+    tmp_path: Path,
+) -> None:
+    """An open contest: one submission dies before its hello, one never says it; both
+    are dropped with their reasons, in every report, and the others play the contest."""
+    dies = tmp_path / "dies.py"
+    dies.write_text(FAILS)
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(
+            a="builtin:greedy",
+            b="builtin:random",
+            c=program("good"),
+            dies=f'cmd:"{sys.executable}" {dies}',
+            mute=program("silent"),
+        ),
+        "--seats=2",
+        "--deals=1",
+        "--seed=1",
+        "--workers=1",
+        "--startup-time=2",
+        "--unready=drop",
+        f"--out={out}",
+        "--format=json",
+    )
+    assert done.returncode == 0, done.stderr
+    said = "\n".join(stderr_lines(done))
+    assert "dropped dies: could not start" in said and "dropped mute: " in said
+    document = json.loads(done.stdout)
+    assert sorted(by_bot(document)) == ["a", "b", "c"]
+    assert document["matches_played"] == 3 * 2  # the three pairs, two rotations each
+    dropped = {d["bot"]: d["why"] for d in document["dropped"]}
+    assert sorted(dropped) == ["dies", "mute"]
+    assert "Cannot find package" in dropped["dies"] and "hello" in dropped["mute"]
+    assert json.loads((out / "standings.json").read_text())["dropped"] == document["dropped"]
+    assert "Dropped before the first match" in (out / "report.html").read_text()
+    stopped = tournament(
+        *bots(a="builtin:greedy", dies=f'cmd:"{sys.executable}" {dies}'), "--deals=1"
+    )
+    assert stopped.returncode == 1 and "stopped before its first match" in stopped.stderr
+    candidate = tournament(
+        *bots(a="builtin:greedy", b="builtin:random", dies=f'cmd:"{sys.executable}" {dies}'),
+        "--deals=1", "--gauntlet=dies", "--unready=drop",
+    )  # fmt: skip
+    assert candidate.returncode == 1 and "candidate dies cannot play" in candidate.stderr
