@@ -11,6 +11,8 @@ from leastscore.tournament.report import rich_table, to_html
 from leastscore.tournament.stats import Tally
 from rich.console import Console
 
+from .helpers import bots, tournament
+
 
 def config() -> TournamentConfig:
     entrants = (Entrant("a", "builtin:greedy"), Entrant("b", "builtin:random"))
@@ -37,3 +39,21 @@ def test_house_rules_are_written_as_create_accepts_them():
     for shown in (text(), to_html(config(), Tally(["a", "b"], 2))):
         assert "tie_loses, false_declare_penalty=25" in shown
         assert "tie_loses=True" not in shown
+
+
+def test_a_table_printed_to_a_pipe_is_not_cut() -> None:
+    """Piped, the table keeps every name and interval whole (it was cut at 110 columns:
+    ``hosti…``, ``67-…``); ``COLUMNS`` still narrows it when set."""
+    long = "a-long-entrant-name-from-a-contest"
+    done = tournament(
+        *bots(**{long: "builtin:greedy", "r": "builtin:random"}), "--deals=2", "--quiet",
+        env={"COLUMNS": ""},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if long in line)
+    assert "…" not in row and row.count("[") == 1 and row.rstrip().endswith("-")
+    narrow = tournament(
+        *bots(**{long: "builtin:greedy", "r": "builtin:random"}), "--deals=2", "--quiet",
+        env={"COLUMNS": "60"},
+    )  # fmt: skip
+    assert max(map(len, narrow.stdout.splitlines())) <= 60
