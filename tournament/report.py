@@ -45,7 +45,8 @@ class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rotations: int
     threshold: int
     house_rules: dict[str, Any]
-    move_time: float
+    move_time: float | None
+    """Seconds a move; None when the time rule was ``time_control``."""
     startup_time: float
     max_faults: int
     time_control: str | None = None
@@ -123,9 +124,10 @@ def stage_line(stage: StageReport) -> str:
         f"stage {stage.number}: {stage.kind.replace('_', '-')}, {len(stage.entrants)} "
         f"entrants, {stage.matches} matches"
     )
-    if not stage.cut:
+    if stage.rule is None:
         return head
-    return f"{head}; {stage.rule}: cut {', '.join(c.bot for c in stage.cut)}"
+    cut = ", ".join(c.bot for c in stage.cut) or "nobody"
+    return f"{head}; {stage.rule}: cut {cut}"
 
 
 class SprtReport(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -587,7 +589,18 @@ def _stages_html(stages: list[StageReport]) -> str:
     items = []
     for stage in stages:
         cut = "".join(f"<li>{esc(c.bot)}: {esc(c.why)}</li>" for c in stage.cut)
-        items.append(f"<li>{esc(stage_line(stage))}" + (f"<ul>{cut}</ul>" if cut else "") + "</li>")
+        rows = "".join(
+            f"<tr><td>{s.rank}</td><td>{esc(s.bot)}</td><td>{s.matches}</td><td>{s.wins:g}</td>"
+            f"<td>{_fixed(s.mean_place)}</td><td>{esc(_rating(s, chr(160)))}</td></tr>"
+            for s in stage.standings
+        )
+        table = (
+            "<table><tr><th>#</th><th>bot</th><th>matches</th><th>wins</th>"
+            f"<th>mean place</th><th>rating [95% CI]</th></tr>{rows}</table>"
+        )
+        items.append(
+            f"<li>{esc(stage_line(stage))}" + (f"<ul>{cut}</ul>" if cut else "") + table + "</li>"
+        )
     return (
         f"<h2>Stages</h2><ol>{''.join(items)}</ol><p>The standings below are the last stage's.</p>"
     )

@@ -17,6 +17,7 @@ workers played it.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -165,6 +166,8 @@ def run_contest(
         book = StageTally(entrants)
         tally = book.tally()
         order = list(entrants)
+        if stage.kind == "swiss" and index == 0:  # by lot, not in the order they were listed
+            random.Random(derive(config.seed, "swiss", index)).shuffle(order)
         for round_number in range(runs):
             groups = None
             if stage.kind == "swiss":
@@ -204,7 +207,9 @@ def run_contest(
             err.print(f"  cut: {bot}: {reason}", highlight=False)
         entrants = kept
     last = outcomes[-1]
-    final = _stage_config(config, len(outcomes) - 1, last.entrants)  # what the table shows
+    # what the table shows: the last stage's format, the contest's seed
+    final = _stage_config(config, len(outcomes) - 1, last.entrants)
+    final = msgspec.structs.replace(final, seed=config.seed)
     stages = [stage_report(o) for o in outcomes]
     if store is not None:
         store.write("standings.json", report.to_json(final, last.tally, stages=stages))
@@ -220,7 +225,7 @@ def run_contest(
         if not console.is_terminal:
             console = Console(width=report.output_width())
         for o in outcomes:
-            console.print(report.stage_line(stage_report(o)))
+            console.print(report.stage_line(stage_report(o)), soft_wrap=True)
         console.print(report.rich_table(final, last.tally, console.width))
     rate = f", {total_played / total_time:.1f} matches/s" if total_played and total_time else ""
     err.print(f"{total_played} matches in {total_time:.1f} s{rate}", highlight=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,11 @@ def test_a_three_stage_contest_of_24_cuts_resumes_and_reports(tmp_path: Path) ->
     assert "cut:" in done.stderr
     html = (out / "report.html").read_text()
     assert "<h2>Stages</h2>" in html and "the best 8 go on" in html
+    assert html.count("<th>mean place</th>") == 1 + 3  # the standings, and each stage's
+    # the contest's seed, not the last stage's derived one; round 1 seated by lot
+    assert document["seed"] == 5 and "Seed <b>5</b>" in html
+    first_table = json.loads((out / "stage-1" / "round-1" / "tournament.json").read_text())
+    assert first_table["config"]["groups"][0] != ["g0", "g1", "g2", "g3"]
 
     # stopped half way through stage 2: the contest resumes there, to the same end
     (out / "standings.json").unlink()
@@ -63,6 +69,21 @@ def test_a_three_stage_contest_of_24_cuts_resumes_and_reports(tmp_path: Path) ->
     assert resumed.returncode == 0, resumed.stderr
     # the same seed and stages give the same contest, whatever the number of workers
     assert json.loads(resumed.stdout) == document
+
+
+def test_the_table_says_each_stage_rule_and_whom_it_cut() -> None:
+    field = [*FIELD[:4], *FIELD[12:16]]
+    done = contest_of(
+        field, "--stage=round_robin:deals=1,below=0.01", "--stage=gauntlet:gauntlet=g0,deals=1"
+    )
+    first = next(line for line in done.stdout.splitlines() if line.startswith("stage 1"))
+    assert first.endswith("cut nobody"), first
+
+
+def contest_of(field: list[str], *stages: str) -> subprocess.CompletedProcess[str]:
+    done = tournament(*field, *stages, ROOMY, "--seats=4", "--seed=5", "--quiet", timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def test_stages_that_cannot_be_played_are_refused() -> None:

@@ -26,6 +26,7 @@ def test_a_time_control_in_the_toml_file_is_read_checked_and_stored(tmp_path: Pa
     assert config.time_control == "60+0.5"  # written the one way
     assert config.clock == TimeControl(60.0, 0.5)
     assert config.describe()["time_control"] == "60+0.5"
+    assert config.describe()["move_time"] is None
     assert load(dump(config)) == config
     assert build({"seed": 1}, TWO, {}).clock is None  # by default: the per-move limit
 
@@ -82,6 +83,7 @@ def test_a_slow_program_loses_on_time_and_one_in_time_never_does(tmp_path: Path)
     document = json.loads(done.stdout)
     assert document["complete"] and document["matches_played"] == 4
     assert document["format"]["time_control"] == "1+0.25"
+    assert document["format"]["move_time"] is None  # no per-move limit was in force
     rows = by_bot(document)
     slow, steady, greedy = rows["slow"], rows["steady"], rows["greedy"]
     assert slow["lost_on_time"] == 2 and slow["forfeits"] == 2 and slow["wins"] == 0
