@@ -230,7 +230,7 @@ class ClusterWorkers:
                 future = await flow.__anext__()
                 batch = running.pop(future)
                 try:
-                    lines, logs, seconds = await future
+                    lines, logs, seconds, news = await future
                 except KilledWorker:
                     if len(batch.fixtures) > 1:  # find the fixture that kills its workers
                         for offset, index in enumerate(batch.fixtures):
@@ -238,11 +238,12 @@ class ClusterWorkers:
                         continue
                     why = "it ended every worker process it was played in"
                     result = aborted(batch.fixtures[0], why)
-                    lines, logs, seconds = [encode_result(result)], [None], 0.0
+                    lines, logs, seconds, news = [encode_result(result)], [None], 0.0, {}
                 except Exception as e:
                     raise RuntimeError(
                         f"a batch of fixtures failed on the cluster: {type(e).__name__}: {e}"
                     ) from None
+                self._keep_stderr(news)
                 matches += len(lines)
                 match_seconds += seconds
                 self.match_cost = match_seconds / matches
@@ -270,6 +271,17 @@ class ClusterWorkers:
             await client.submit(nothing, pure=False)
             times.append(time.perf_counter() - started)
         return statistics.median(times)
+
+    def _keep_stderr(self, news: dict[str, bytes]) -> None:
+        """Append what the workers' programs wrote on stderr to ``programs/`` here."""
+        if self._store is None or not news:
+            return
+        folder = self._store.path / "programs"
+        folder.mkdir(exist_ok=True)
+        for name, data in news.items():
+            if "/" not in name and not name.startswith("."):
+                with open(folder / name, "ab") as f:
+                    f.write(data)
 
     def _record(self, line: bytes, log: bytes | None) -> None:
         result: MatchResult = decode_result(line)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import threading
 import time
 from collections.abc import Sequence
@@ -42,7 +43,10 @@ from .store import Store
 CLOSE_TIME = 10.0
 """Seconds a worker's programs have to close when the tournament is over."""
 
-Batch = tuple[list[bytes], list[bytes | None], float]
+Batch = tuple[list[bytes], list[bytes | None], float, dict[str, bytes]]
+"""A batch played: each result's line, each match's log (when kept), the seconds it
+took, and what the worker's programs wrote on stderr since the last batch, by file
+(the runner keeps it: a worker's own folder goes when the worker does)."""
 """Result lines, logs (``None`` when not kept) and the seconds the batch took."""
 
 
@@ -80,10 +84,14 @@ class LineupPlugin(WorkerPlugin):
             target=self.loop.run_forever, name=f"{self.name}-loop", daemon=True
         )
         self.thread.start()
-        stderr_dir = Path(worker.local_directory, "leastscore-programs", self.name)
+        self.stderr_dir = Path(worker.local_directory, "leastscore-programs", self.name)
+        self.stderr_sent: dict[str, int] = {}
+        self.where = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(worker.name))
         hidden = [self.out, worker.local_directory]
         containment = contain(self.config, hidden, sandbox=self.sandbox)
-        self.lineup = Lineup(self.config, stderr_dir=stderr_dir, containment=containment)
+        self.lineup = Lineup(
+            self.config, stderr_dir=self.stderr_dir, containment=containment, copy="cluster"
+        )
 
     def teardown(self, worker: Any) -> None:
         try:
@@ -104,7 +112,23 @@ class LineupPlugin(WorkerPlugin):
             result = await play_safely(self.schedule[index], self.config, self.lineup, logs)
             lines.append(encode_result(result))
         kept = [logs.logs.get(i) if logs is not None else None for i in fixtures]
-        return lines, kept, time.perf_counter() - started
+        return lines, kept, time.perf_counter() - started, self._stderr_news()
+
+    def _stderr_news(self) -> dict[str, bytes]:
+        """What each program's stderr file gained since the last batch, named for the
+        runner's ``programs/`` folder: ``NAME.worker-WORKER.stderr``."""
+        news: dict[str, bytes] = {}
+        files = sorted(self.stderr_dir.glob("*.cluster.stderr")) if self.stderr_dir.is_dir() else []
+        for file in files:
+            sent = self.stderr_sent.get(file.name, 0)
+            with open(file, "rb") as f:
+                f.seek(sent)
+                data = f.read()
+            if data:
+                self.stderr_sent[file.name] = sent + len(data)
+                name = file.name.removesuffix(".cluster.stderr")
+                news[f"{name}.worker-{self.where}.stderr"] = data
+        return news
 
 
 def play_batch(plugin: str, fixtures: list[int], keep_logs: bool) -> Batch:

@@ -277,3 +277,21 @@ def test_programs_on_the_workers_are_contained_as_local_ones_are(
     assert rows["bomb"]["faults"].get("processes", 0) >= 1
     assert rows["g"]["faults"] == {} and rows["writer"]["faults"] == {}
     assert not outside.exists()
+
+
+def test_what_programs_write_on_stderr_is_kept_by_the_runner(tmp_path: Path) -> None:
+    """A worker's own folder goes with it: each batch brings its programs' stderr back
+    to the runner's ``programs/`` (it was lost with Dask's temporary folder)."""
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(g="builtin:greedy", p=program("good")),
+        "--seats=2",
+        "--deals=3",
+        "--cluster=local:2",
+        f"--out={out}",
+    )
+    assert done.returncode == 0, done.stderr
+    kept = sorted((out / "programs").glob("p.worker-*.stderr"))
+    assert kept, sorted(p.name for p in (out / "programs").iterdir())
+    said = "".join(f.read_text() for f in kept)
+    assert "started" in said
