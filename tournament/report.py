@@ -513,7 +513,7 @@ def to_html(
     fmt = config.describe()
     house = house_rules_text(fmt["house_rules"]) or "none"
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
-    headers = (
+    headers = (  # HTML: soft hyphens let the headers wrap, so the table fits 1280 px
         "#",
         "bot",
         "matches",
@@ -521,15 +521,15 @@ def to_html(
         "win rate [95% CI]",
         "mean place",
         "mean round score",
-        "declarations held",
+        "declar&shy;ations held",
         "rating [95% CI]",
-        "timeouts",
-        "illegal",
-        "crashes",
+        "time&shy;outs",
+        "il&shy;legal",
+        "crash&shy;es",
         "lost on time",
-        "forfeits",
+        "for&shy;feits",
         "limits gone over",
-        "CPU s (programs)",
+        "CPU s (pro&shy;grams)",
     )
     limits = ", ".join(f"{k} {v}" for k, v in fmt["limits"].items())
     return f"""<!doctype html>
@@ -542,7 +542,10 @@ table {{ border-collapse: collapse; margin: 1em 0; }}
 .scroll {{ overflow-x: auto; max-width: 100%; }}
 svg {{ max-width: 100%; height: auto; }}
 @media (max-width: 700px) {{ body {{ margin: .5em; font-size: 14px; }} }}
-td, th {{ border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }}
+td, th {{ border: 1px solid #ccc; padding: 0.2em 0.4em; text-align: right; }}
+#standings {{ font-size: 14px; }}
+#standings td {{ white-space: nowrap; }}
+#standings th {{ font-weight: 600; vertical-align: bottom; }}
 td:nth-child(2), th:first-child {{ text-align: left; }}
 caption {{ text-align: left; font-weight: bold; }}
 </style></head><body>

@@ -102,4 +102,16 @@ async def test_report_html_shows_the_standings_json_holds(tmp_path: Path, browse
         low, high = s["win_rate_ci"]
         assert f"[{100 * low:.1f}–{100 * high:.1f}]" in row[4]  # the interval
     assert await page.locator("progress").count() == 0  # the report is not live
+    # at 1280 px the whole table is in view, each row on one line (intervals unbroken)
+    box = page.locator("#standings").first
+    scroll = await page.evaluate(
+        "[...document.querySelectorAll('.scroll')].map(d => d.scrollWidth - d.clientWidth)"
+    )
+    assert max(scroll) <= 0
+    heights = {
+        round((await row.bounding_box())["height"])
+        for row in await box.locator("tr[data-bot]").all()
+    }
+    cell = await box.locator("tr[data-bot] td").first.bounding_box()
+    assert heights == {round(cell["height"])} and cell["height"] < 30
     assert await page.locator("#standings script").count() == 0
