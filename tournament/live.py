@@ -200,4 +200,4 @@ def write_reports(config: TournamentConfig, store: Store, played: LiveRun) -> No
     tally, sprt = played.tally, played.sprt
     store.write("standings.json", report.to_json(config, tally, sprt))
     store.write("standings.csv", report.to_csv(tally).encode())
-    store.write("report.html", report.to_html(config, tally, sprt).encode())
+    store.write("report.html", report.to_html(config, tally, sprt, logs=True).encode())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from typing import Any, Literal
 
 import msgspec
@@ -459,9 +460,11 @@ def to_html(
     sprt: SprtRun | None = None,
     stages: list[StageReport] | None = None,
     progress: Progress | None = None,
+    logs: bool = False,
 ) -> str:
     """The report page; with ``progress``, the live page of a tournament under way
-    (``tournament --web``), which refreshes itself. One function makes both."""
+    (``tournament --web``), which refreshes itself. One function makes both. ``logs``:
+    the page lies beside the ``logs/`` folder, and links each match's log."""
     esc = html.escape
     standings = tally.standings()
     names = [s.bot for s in standings]
@@ -506,7 +509,7 @@ def to_html(
         cross.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
     problems = "".join(
         f"<li><b>{esc(bot or 'runner')}</b><ul>"
-        + "".join(f"<li>{esc(p)}</li>" for p in texts)
+        + "".join(f"<li>{_log_link(esc(p)) if logs else esc(p)}</li>" for p in texts)
         + "</ul></li>"
         for bot, texts in sorted(tally.problems.items())
     )
@@ -569,9 +572,32 @@ Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {"".join(cross)}
 </table></div>
 {f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""}
+{_logs_html(tally) if logs else ""}
 {LIVE_SCRIPT if progress is not None else ""}
 </body></html>
 """
+
+
+def _log_name(fixture: int) -> str:
+    return f"logs/{fixture:06d}.jsonl"
+
+
+def _log_link(text: str) -> str:
+    """``match 42: ...`` with ``match 42`` linked to its log."""
+    found = re.match(r"match (\d+):", text)
+    if found is None:
+        return text
+    return f'<a href="{_log_name(int(found[1]))}">match {found[1]}</a>{text[found.end() - 1 :]}'
+
+
+def _logs_html(tally: Tally) -> str:
+    links = " ".join(f'<a href="{_log_name(i)}">{i}</a>' for i in range(tally.scheduled))
+    return (
+        "<h2>Match logs</h2><p>Every match's full event log, in <code>logs/</code>: replay "
+        "one with <code>leastscore replay DIR/logs/000042.jsonl</code>.</p>"
+        f"<details><summary>The {tally.scheduled} matches, by number</summary>"
+        f"<p>{links}</p></details>"
+    )
 
 
 def _dropped_html(config: TournamentConfig) -> str:

@@ -102,6 +102,8 @@ async def test_report_html_shows_the_standings_json_holds(tmp_path: Path, browse
         low, high = s["win_rate_ci"]
         assert f"[{100 * low:.1f}–{100 * high:.1f}]" in row[4]  # the interval
     assert await page.locator("progress").count() == 0  # the report is not live
+    links = [await a.get_attribute("href") for a in await page.locator("details a").all()]
+    assert len(links) == document["matches_scheduled"] and all((out / h).is_file() for h in links)
     # at 1280 px the whole table is in view, each row on one line (intervals unbroken)
     box = page.locator("#standings").first
     scroll = await page.evaluate(
