@@ -454,6 +454,84 @@ def _duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
+HTML_HEADERS = (
+    "#",
+    "bot",
+    "matches",
+    "wins",
+    "win rate [95% CI]",
+    "mean place",
+    "mean round score",
+    "declar&shy;ations held",
+    "rating [95% CI]",
+    "time&shy;outs",
+    "il&shy;legal",
+    "crash&shy;es",
+    "lost on time",
+    "for&shy;feits",
+    "limits gone over",
+    "CPU s (pro&shy;grams)",
+)
+"""The standings table's headers: soft hyphens let them wrap, so the table fits 1280 px."""
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+.scroll { overflow-x: auto; max-width: 100%; }
+svg { max-width: 100%; height: auto; }
+@media (max-width: 700px) { body { margin: .5em; font-size: 14px; } }
+td, th { border: 1px solid #ccc; padding: 0.2em 0.4em; text-align: right; }
+#standings { font-size: 14px; }
+#standings td { white-space: nowrap; }
+#standings th { font-weight: 600; vertical-align: bottom; }
+td:nth-child(2), th:first-child { text-align: left; }
+caption { text-align: left; font-weight: bold; }
+"""
+
+
+def _standing_html(s: EntrantStanding) -> str:
+    """One row of the standings table."""
+    low, high = s.win_rate_ci
+    cells = (
+        s.rank,
+        s.bot,
+        s.matches,
+        f"{s.wins:g}",
+        f"{_percent(s.win_rate)} [{100 * low:.1f}–{100 * high:.1f}]",
+        _fixed(s.mean_place),
+        _fixed(s.mean_round_score, 1),
+        _percent(s.declaration_rate),
+        _rating(s, "\u00a0"),
+        s.timeouts,
+        s.illegal,
+        s.crashes,
+        s.lost_on_time,
+        s.forfeits,
+        _limits_gone_over(s),
+        f"{s.cpu_seconds:.2f}",
+    )
+    tds = "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells)
+    return f'<tr data-bot="{html.escape(s.bot)}">{tds}</tr>'
+
+
+def _crosstable_html(tally: Tally, names: list[str]) -> list[str]:
+    """The head-to-head table's rows, in the standings' order."""
+    esc = html.escape
+    cross = ["<tr><th></th>" + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"]
+    for a in names:
+        cells = []
+        for b in names:
+            h = tally.head_to_head(a, b)
+            if a == b or not h.matches:
+                cells.append("<td></td>")
+            else:
+                title = f"{h.ahead} ahead, {h.level} level, {h.behind} behind in {h.matches}"
+                cells.append(f'<td title="{esc(title)}">{100 * h.score:.0f}%</td>')
+        cross.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
+    return cross
+
+
 def to_html(
     config: TournamentConfig,
     tally: Tally,
@@ -467,46 +545,8 @@ def to_html(
     the page lies beside the ``logs/`` folder, and links each match's log."""
     esc = html.escape
     standings = tally.standings()
-    names = [s.bot for s in standings]
-    rows = []
-    for s in standings:
-        low, high = s.win_rate_ci
-        rows.append(
-            f'<tr data-bot="{esc(s.bot)}">'
-            + "".join(
-                f"<td>{esc(str(cell))}</td>"
-                for cell in (
-                    s.rank,
-                    s.bot,
-                    s.matches,
-                    f"{s.wins:g}",
-                    f"{_percent(s.win_rate)} [{100 * low:.1f}–{100 * high:.1f}]",
-                    _fixed(s.mean_place),
-                    _fixed(s.mean_round_score, 1),
-                    _percent(s.declaration_rate),
-                    _rating(s, "\u00a0"),
-                    s.timeouts,
-                    s.illegal,
-                    s.crashes,
-                    s.lost_on_time,
-                    s.forfeits,
-                    _limits_gone_over(s),
-                    f"{s.cpu_seconds:.2f}",
-                )
-            )
-            + "</tr>"
-        )
-    cross = ["<tr><th></th>" + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"]
-    for a in names:
-        cells = []
-        for b in names:
-            h = tally.head_to_head(a, b)
-            if a == b or not h.matches:
-                cells.append("<td></td>")
-            else:
-                title = f"{h.ahead} ahead, {h.level} level, {h.behind} behind in {h.matches}"
-                cells.append(f'<td title="{esc(title)}">{100 * h.score:.0f}%</td>')
-        cross.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
+    rows = [_standing_html(s) for s in standings]
+    cross = _crosstable_html(tally, [s.bot for s in standings])
     problems = "".join(
         f"<li><b>{esc(bot or 'runner')}</b><ul>"
         + "".join(f"<li>{_log_link(esc(p)) if logs else esc(p)}</li>" for p in texts)
@@ -516,42 +556,13 @@ def to_html(
     fmt = config.describe()
     house = house_rules_text(fmt["house_rules"]) or "none"
     kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
-    headers = (  # HTML: soft hyphens let the headers wrap, so the table fits 1280 px
-        "#",
-        "bot",
-        "matches",
-        "wins",
-        "win rate [95% CI]",
-        "mean place",
-        "mean round score",
-        "declar&shy;ations held",
-        "rating [95% CI]",
-        "time&shy;outs",
-        "il&shy;legal",
-        "crash&shy;es",
-        "lost on time",
-        "for&shy;feits",
-        "limits gone over",
-        "CPU s (pro&shy;grams)",
-    )
     limits = ", ".join(f"{k} {v}" for k, v in fmt["limits"].items())
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Least Score tournament, seed {config.seed}</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin: 1em 0; }}
-.scroll {{ overflow-x: auto; max-width: 100%; }}
-svg {{ max-width: 100%; height: auto; }}
-@media (max-width: 700px) {{ body {{ margin: .5em; font-size: 14px; }} }}
-td, th {{ border: 1px solid #ccc; padding: 0.2em 0.4em; text-align: right; }}
-#standings {{ font-size: 14px; }}
-#standings td {{ white-space: nowrap; }}
-#standings th {{ font-weight: 600; vertical-align: bottom; }}
-td:nth-child(2), th:first-child {{ text-align: left; }}
-caption {{ text-align: left; font-weight: bold; }}
-</style></head><body>
+{STYLE}</style></head><body>
 <h1>Least Score tournament</h1>
 <p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
 threshold {config.rules.threshold}; house rules: {esc(house)};
@@ -562,7 +573,7 @@ Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
 {_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
 {_stages_html(stages or [])}{_dropped_html(config)}
 <div class="scroll"><table id="standings"><caption>Standings, ranked by {esc(ORDER)}</caption>
-<tr>{"".join(f"<th>{h}</th>" for h in headers)}</tr>
+<tr>{"".join(f"<th>{h}</th>" for h in HTML_HEADERS)}</tr>
 {"".join(rows)}
 </table></div>
 <h2>Ratings over the tournament</h2>
