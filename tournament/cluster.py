@@ -189,10 +189,8 @@ class ClusterWorkers:
             self.task_cost = await self._task_cost(client, nothing)
             self.ready_at = loop.time()
             keep_logs = self._store is not None
-            done: dict[int, tuple[bytes, bytes | None]] = {}
-            """Results by position, waiting for those before them."""
+            in_order = _InOrder()
             sent = 0
-            emitted = 0
             match_seconds = 0.0
             matches = 0
             running: dict[Future[Any], _Batch] = {}
@@ -213,15 +211,7 @@ class ClusterWorkers:
                     and sent < len(fixtures)
                     and len(running) < IN_HAND * max(1, self.workers)
                 ):
-                    if self.match_cost is None:
-                        size = 1  # the first batches measure a match
-                    else:
-                        size = batch_size(
-                            self.task_cost or 0.0,
-                            self.match_cost,
-                            len(fixtures) - sent,
-                            max(1, self.workers),
-                        )
+                    size = self._batch_size(len(fixtures) - sent)
                     submit(_Batch(sent, fixtures[sent : sent + size]))
                     sent += size
 
@@ -247,22 +237,19 @@ class ClusterWorkers:
                 matches += len(lines)
                 match_seconds += seconds
                 self.match_cost = match_seconds / matches
-                for offset, (line, log) in enumerate(zip(lines, logs, strict=True)):
-                    done[batch.start + offset] = (line, log)
-                if self._stopping:
-                    emit = sorted(done)  # what is left of the order no longer matters
-                else:
-                    emit = []
-                    while emitted + len(emit) in done:
-                        emit.append(emitted + len(emit))
-                emitted += len(emit)
-                for position in emit:
-                    line, log = done.pop(position)
+                in_order.add(batch.start, list(zip(lines, logs, strict=True)))
+                # once stopping, what is left of the order no longer matters
+                for line, log in in_order.ready(everything=self._stopping):
                     self._record(line, log)
                 deal()
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.unregister_worker_plugin(name), 30)
+
+    def _batch_size(self, remaining: int) -> int:
+        if self.match_cost is None:
+            return 1  # the first batches measure a match
+        return batch_size(self.task_cost or 0.0, self.match_cost, remaining, max(1, self.workers))
 
     async def _task_cost(self, client: Client, nothing: Any) -> float:
         times = []
@@ -288,3 +275,26 @@ class ClusterWorkers:
         if log is not None and self._store is not None:
             self._store.put_log(result.fixture, log)
         self._on_result(line, result)
+
+
+class _InOrder:
+    """Results by position, handed on in schedule order as the gaps before them fill."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[int, tuple[bytes, bytes | None]] = {}
+        self.next = 0
+
+    def add(self, start: int, items: list[tuple[bytes, bytes | None]]) -> None:
+        for offset, item in enumerate(items):
+            self.waiting[start + offset] = item
+
+    def ready(self, *, everything: bool = False) -> list[tuple[bytes, bytes | None]]:
+        """What can go on now: the run without gaps from the next position (or all)."""
+        if everything:
+            positions = sorted(self.waiting)
+        else:
+            positions = []
+            while self.next + len(positions) in self.waiting:
+                positions.append(self.next + len(positions))
+        self.next += len(positions)
+        return [self.waiting.pop(p) for p in positions]
