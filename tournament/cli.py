@@ -245,70 +245,36 @@ def tournament(
         click.echo(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2))
         return
 
-    from . import config as configs
-    from .entrants import Entrant, load_bot_class, parse_entrant
     from .store import Store
 
     file_settings: dict[str, Any] = {}
     if resume is not None:
-        given = [
-            param.opts[0]
-            for param in ctx.command.params
-            if param.name in DEFINING
-            and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
-        ]
-        if given or out is not None:
-            wrong = ", ".join([*given, *(["--out"] if out is not None else [])])
-            raise click.UsageError(f"--resume continues a stored tournament: drop {wrong}")
-        try:
-            store, config = Store.resume(resume)
-        except ValueError as e:
-            raise click.ClickException(str(e)) from None
+        store, config = _resumed(ctx, resume, out)
         if listen is not None:
             config = msgspec.structs.replace(config, listen=listen)
     else:
+        flags = {
+            "seats": seats,
+            "threshold": threshold,
+            "deals": deals,
+            "seed": seed,
+            "gauntlet": gauntlet,
+            "move_time": move_time,
+            "time_control": time_control,
+            "startup_time": startup_time,
+            "max_faults": max_faults,
+            "listen": listen,
+            "sprt": sprt,
+            "stage": list(stage) or None,
+            "sandbox": sandbox,
+            "limit": list(limit) or None,
+            "unready": unready,
+        }
         try:
-            entrants: list[Entrant] = []
-            rules: dict[str, Any] = {}
-            if config_file:
-                file_settings, entrants, rules = configs.read_tomls(config_file)
-            flagged = [parse_entrant(text) for text in bots]
-            names = [e.name for e in flagged]
-            twice = sorted({name for name in names if names.count(name) > 1})
-            if twice:
-                raise ValueError(f"entrant names must be unique: {', '.join(twice)} given twice")
-            # An entrant given as a flag replaces the config file's of the same name.
-            entrants = [e for e in entrants if e.name not in names] + flagged
-            rules.update(_rule(text) for text in rule)
-            flags = {
-                "seats": seats,
-                "threshold": threshold,
-                "deals": deals,
-                "seed": seed,
-                "gauntlet": gauntlet,
-                "move_time": move_time,
-                "time_control": time_control,
-                "startup_time": startup_time,
-                "max_faults": max_faults,
-                "listen": listen,
-                "sprt": sprt,
-                "stage": list(stage) or None,
-                "sandbox": sandbox,
-                "limit": list(limit) or None,
-                "unready": unready,
-            }
-            settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
-            if settings.get("seed") is None:
-                settings["seed"] = secrets.randbelow(2**31)
-            config = configs.build(settings, entrants, rules)
-            for entrant in config.entrants:
-                if entrant.kind == "python":
-                    load_bot_class(entrant)
-            out = out or file_settings.get("out")
-            if config.unready == "drop":
-                config = _drop_unready(config, settings, rules, out)
+            config, file_settings = _defined(config_file, bots, rule, flags, out)
         except ValueError as e:
             raise click.ClickException(str(e)) from None
+        out = out or file_settings.get("out")
         store = None
         if out is not None:
             try:
@@ -359,6 +325,62 @@ def tournament(
             store.undo()
         raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
     ctx.exit(code)
+
+
+def _resumed(ctx: click.Context, resume: str, out: str | None) -> tuple[Store, TournamentConfig]:
+    """``--resume DIR``: the stored tournament, refusing flags that would redefine it."""
+    from .store import Store
+
+    given = [
+        param.opts[0]
+        for param in ctx.command.params
+        if param.name in DEFINING
+        and ctx.get_parameter_source(param.name) is ParameterSource.COMMANDLINE
+    ]
+    if given or out is not None:
+        wrong = ", ".join([*given, *(["--out"] if out is not None else [])])
+        raise click.UsageError(f"--resume continues a stored tournament: drop {wrong}")
+    try:
+        return Store.resume(resume)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _defined(
+    config_files: tuple[str, ...],
+    bots: tuple[str, ...],
+    rule: tuple[str, ...],
+    flags: dict[str, Any],
+    out: str | None,
+) -> tuple[TournamentConfig, dict[str, Any]]:
+    """A new tournament from its config files and flags (flags win), its entrants
+    checked (and with ``--unready drop`` greeted); with the files' other settings."""
+    from . import config as configs
+    from .entrants import Entrant, load_bot_class, parse_entrant
+
+    entrants: list[Entrant] = []
+    rules: dict[str, Any] = {}
+    file_settings: dict[str, Any] = {}
+    if config_files:
+        file_settings, entrants, rules = configs.read_tomls(config_files)
+    flagged = [parse_entrant(text) for text in bots]
+    names = [e.name for e in flagged]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"entrant names must be unique: {', '.join(twice)} given twice")
+    # An entrant given as a flag replaces the config file's of the same name.
+    entrants = [e for e in entrants if e.name not in names] + flagged
+    rules.update(_rule(text) for text in rule)
+    settings = {**file_settings, **{k: v for k, v in flags.items() if v is not None}}
+    if settings.get("seed") is None:
+        settings["seed"] = secrets.randbelow(2**31)
+    config = configs.build(settings, entrants, rules)
+    for entrant in config.entrants:
+        if entrant.kind == "python":
+            load_bot_class(entrant)
+    if config.unready == "drop":
+        config = _drop_unready(config, settings, rules, out or file_settings.get("out"))
+    return config, file_settings
 
 
 def _drop_unready(
