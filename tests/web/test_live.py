@@ -80,21 +80,32 @@ async def seat_against_bot(server: Server, name: str) -> tuple[Raw, str]:
     return player, table
 
 
-async def play_one(player: Raw, next_id: int) -> bool:
-    """Make the raw player's next move; False once the match is over."""
+async def my_turn(player: Raw) -> dict[str, Any] | None:
+    """The raw player's next turn (the one that holds its hand); None once the match is over."""
     message = await player.until_any({"turn", "match_end"}, timeout=30)
     while message["type"] == "turn" and "hand" not in message:
         message = await player.until_any({"turn", "match_end"}, timeout=30)
-    if message["type"] == "match_end":
-        return False
-    total = sum(VALUE[BY_NAME[c]] for c in message["hand"])
-    if message["can_declare"] and total <= 4:
+    return None if message["type"] == "match_end" else message
+
+
+async def move(player: Raw, turn: dict[str, Any], next_id: int) -> None:
+    """Declare on four or less, else discard the last legal group and take."""
+    total = sum(VALUE[BY_NAME[c]] for c in turn["hand"])
+    if turn["can_declare"] and total <= 4:
         player.send({"type": "declare", "id": next_id})
     else:
-        take = "deck" if message["can_draw"] else message["open"][0]
-        player.send({"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take})
+        take = "deck" if turn["can_draw"] else turn["open"][0]
+        player.send({"type": "play", "id": next_id, "discard": turn["legal"][-1], "take": take})
     reply = await player.until_any({"ok", "error"}, timeout=30)
     assert reply == {"type": "ok", "id": next_id}, reply
+
+
+async def play_one(player: Raw, next_id: int) -> bool:
+    """Make the raw player's next move; False once the match is over."""
+    turn = await my_turn(player)
+    if turn is None:
+        return False
+    await move(player, turn, next_id)
     return True
 
 
@@ -196,14 +207,15 @@ async def test_a_late_spectator_sees_the_moves_of_the_round_so_far(
     server, view = viewed
     player, table = await seat_against_bot(server, "Ann")
     player.send({"type": "add_bot", "id": 2, "level": "greedy"})
-    for next_id in (10, 11, 12):
-        assert await play_one(player, next_id)
-    message = await player.until("turn", timeout=30)
-    while "hand" not in message:  # Ann's turn: the match waits for her while the page opens
-        message = await player.until("turn", timeout=30)
-    match = server.lobby.tables[table].match
-    assert match is not None
-    this_round = match.view(None).history
+    for next_id in range(10, 200):  # to a turn of Ann's with moves made before it in its round
+        turn = await my_turn(player)
+        assert turn is not None, "the match ended first"
+        match = server.lobby.tables[table].match
+        assert match is not None
+        this_round = match.view(None).history
+        if next_id >= 13 and this_round:
+            break  # the match waits for her while the page opens
+        await move(player, turn, next_id)
     assert this_round, "no move made in this round yet"
 
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
