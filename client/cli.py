@@ -392,7 +392,7 @@ async def _connect(
         conn.tracker.token = token
         try:
             await conn.connect(resume=True, timeout=5)
-        except ServerError:  # expired or unknown: the grace period is over
+        except ServerError:  # expired or unknown: the match ended or was stopped
             seat_file.forget()
             await conn.close()
             conn = ServerLink(host, port, name, client=f"leastscore-play/{VERSION}")

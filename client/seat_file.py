@@ -2,8 +2,8 @@
 
 A ``leastscore play`` that is killed (a closed window, a crash) loses the token it
 would take the seat back with; kept on disk, per server and name, the next
-``leastscore play`` with the same server and name takes the seat back within the
-server's grace period. The file is readable by you alone (the token is your seat)
+``leastscore play`` with the same server and name takes the seat back while the
+match lasts (PROTOCOL.md, *Resuming*). The file is readable by you alone (the token is your seat)
 and is forgotten when the match ends or you leave the table.
 """
 

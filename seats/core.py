@@ -6,9 +6,10 @@ whom to ask for a move and by when, what a timeout, a refused move, a crash or
 a late answer costs (the automatic move, a fault, a retry), when faults add up
 to a forfeit, how each seat's time bank runs under a time control (and that a
 seat whose bank runs out loses on time), what a seat handed to another player
-or a resignation from outside changes, and that nothing more is asked once the
-match is over. The caller (``seats.driver.MatchDriver`` for live play, a test
-with plain numbers for a clock) feeds it inputs and carries out the
+or a resignation from outside changes, that a paused match asks nothing and
+runs no clock, and that nothing more is asked once the match is over. The
+caller (``seats.driver.MatchDriver`` for live play, a test with plain numbers
+for a clock) feeds it inputs and carries out the
 ``Action``\\ s they return, in order.
 """
 
@@ -255,6 +256,11 @@ class MatchCore:
         """The open ask: whom the core waits for, and until when."""
         self._resigning: list[tuple[int, str]] = []
         """Resignations that came before the deal, applied right after it."""
+        self.paused = False
+        """Between ``pause`` and ``resume``: nobody is asked, and no clock runs."""
+        self._held: Ask | None = None
+        """While paused, the ask to make on ``resume``: its ``time_limit`` is the time
+        the mover has left, its ``turn`` whether the turn is news to everyone."""
 
     @property
     def deadline(self) -> float | None:
@@ -372,6 +378,34 @@ class MatchCore:
             return self._next_turn(out, now)
         return out  # another seat left: the mover keeps its turn and its time
 
+    def pause(self, now: float) -> list[Action]:
+        """Wait: nobody the match is played for is there to see it. The mover's ask is
+        withdrawn and its clock stopped, with what it had left kept for ``resume``;
+        moves and timeouts change nothing until then, and a turn that comes up (a
+        resignation) waits too."""
+        if self.paused or self.phase is Phase.OVER:
+            return []
+        self.paused = True
+        ask = self.asking
+        if ask is None:
+            return []
+        self.asking = None
+        self._held = Ask(ask.seat, ask.view, max(0.0, ask.deadline - now), math.inf, turn=False)
+        return [Withdraw(ask)]
+
+    def resume(self, now: float) -> list[Action]:
+        """Play on: the mover waited for is asked again, with the time it had left
+        when the match paused (a new turn, with its whole time)."""
+        if not self.paused:
+            return []
+        self.paused = False
+        held, self._held = self._held, None
+        if held is None or self.phase is not Phase.PLAYING:
+            return []
+        ask = Ask(held.seat, held.view, held.time_limit, now + held.time_limit, held.turn)
+        self.asking = ask
+        return [ask]
+
     # -- what follows --------------------------------------------------------------------
 
     def _tell(self, events: list[Event]) -> Tell:
@@ -422,6 +456,9 @@ class MatchCore:
         else:
             limit = each(mover) if callable(each) else each
         view = match.view(mover)
+        if self.paused:  # asked when the match resumes
+            self._held = Ask(mover, view, limit, math.inf, True)
+            return out
         ask = Ask(mover, view, limit, now + limit, True)
         self.asking = ask
         out.append(ask)

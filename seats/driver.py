@@ -413,6 +413,20 @@ class MatchDriver:
         if not self._stopped:
             self._do(self.core.replaced(index, self._time()))
 
+    def pause(self) -> None:
+        """Ask nothing, and run no clock, until ``resume`` (see ``MatchCore.pause``)."""
+        if not self._stopped:
+            self._do(self.core.pause(self._time()))
+
+    def resume(self) -> None:
+        """Play on after ``pause``: the mover is asked again with the time it had left."""
+        if not self._stopped:
+            self._do(self.core.resume(self._time()))
+
+    @property
+    def paused(self) -> bool:
+        return self.core.paused
+
     def resign(self, index: int, reason: str) -> None:
         """Take a seat out of the match now (before the deal: right after it)."""
         if not self._stopped:

@@ -70,7 +70,13 @@ def setup_logging(verbose: int, quiet: int) -> None:
     "--grace",
     default=ServerConfig.grace_period,
     show_default=True,
-    help="Seconds a dropped seat is kept.",
+    help="Seconds a dropped seat is kept before a bot plays it.",
+)
+@click.option(
+    "--abandon-after",
+    default=ServerConfig.abandon_after,
+    show_default=True,
+    help="Seconds a match waits for its people when none is connected, then it is stopped.",
 )
 @click.option(
     "--bot-delay",
@@ -137,6 +143,7 @@ def serve(
     move_time: float,
     bot_move_time: float,
     grace: float,
+    abandon_after: float,
     bot_delay: float,
     bot_think_time: float,
     max_bot_samples: int,
@@ -158,6 +165,7 @@ def serve(
         human_move_time=move_time,
         bot_move_time=bot_move_time,
         grace_period=grace,
+        abandon_after=abandon_after,
         bot_delay=bot_delay,
         bot_think_time=bot_think_time,
         max_bot_samples=max_bot_samples,

@@ -28,6 +28,9 @@ class ServerConfig:
     """A connection that is at no table and sends nothing this long is closed."""
     grace_period: float = 60.0
     """How long a vanished player's seat waits before a built-in bot plays it."""
+    abandon_after: float = 600.0
+    """How long a match waits while none of the people playing it (at a table of
+    programs only: none of its programs) is connected, before it is stopped."""
     human_move_time: float = 60.0
     bot_move_time: float = 5.0
     bot_delay: float = 0.6

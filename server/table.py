@@ -76,7 +76,9 @@ class Table:
     and the matches played at it. It turns seating into a match, plays the match
     through the referee with one seat per player, hands each seat and spectator
     the copy of every event it may see, keeps a vanished player's seat for the
-    grace period, and stops when nobody is left to play or watch."""
+    grace period, holds the match while none of the people playing it is
+    connected (the bots do not play on for nobody) and stops it when they stay
+    away too long, and closes when nobody is left to play or watch."""
 
     def __init__(
         self,
@@ -122,6 +124,8 @@ class Table:
         self.onlookers: set[Callable[[Sequence[msgspec.Struct]], None]] = set()
         """Spectators outside the protocol (the web view): each gets the spectator's
         copy of every event and the public ``turn``, as they happen."""
+        self.abandoning: Cancellable | None = None
+        """While the match waits for its players: when it is given up."""
 
     # -- what people see ---------------------------------------------------------
 
@@ -249,6 +253,7 @@ class Table:
             self.close()
         else:
             self.changed()
+            self._wait_if_nobody_plays()
 
     def _forget_match(self) -> None:
         """The seating changes after a match: its seats no longer line up with the
@@ -274,6 +279,7 @@ class Table:
         grace = self.server.config.grace_period
         self.broadcast(PlayerLeft(player.seat, player.name, int(grace * 1000)), skip=player)
         player.grace = self.server.loop.call_later(grace, self._grace_over, player)
+        self._wait_if_nobody_plays()
 
     def _grace_over(self, player: Player) -> None:
         player.grace = None
@@ -285,8 +291,36 @@ class Table:
         level = self.server.config.replacement_level
         self.referee.replace(player.seat, self._bot_seat(level, player.name))
         self.broadcast(PlayerReplaced(player.seat, player.name, level))
-        if not any(p.connected or p.grace is not None for p in self.members()):
-            self._abandon()
+
+    def _players_who_count(self) -> list[Player]:
+        """Whom the running match is played for: its people, or at a table of programs
+        only, its programs (the players who hold a seat in it and have not left it)."""
+        players = list(self.held)
+        people = [p for p in players if not p.bot]
+        return people or players
+
+    def _wait_if_nobody_plays(self) -> None:
+        """None of the players the match is played for is connected: it waits for
+        them, and is stopped if none is back in time."""
+        referee = self.referee
+        if not self.playing or referee is None or referee.paused:
+            return
+        players = self._players_who_count()
+        if not players or any(p.connected for p in players):
+            return
+        referee.pause()
+        wait = self.server.config.abandon_after
+        log.info("table %s: nobody plays; the match waits %g s for them", self.id, wait)
+        self.abandoning = self.server.loop.call_later(wait, self._abandon)
+
+    def _play_on(self) -> None:
+        """One of the players the match waited for is back."""
+        if self.abandoning is not None:
+            self.abandoning.cancel()
+            self.abandoning = None
+        if self.referee is not None and self.referee.paused:
+            log.info("table %s: a player is back; the match plays on", self.id)
+            self.referee.resume()
 
     def _let_go(self, player: Player) -> None:
         """A player whose connection is gone leaves for good: the seat, and the server's
@@ -296,9 +330,10 @@ class Table:
         self._forget(player)
 
     def _abandon(self) -> None:
-        """Nobody is connected any more: stop the bots rather than play on for nobody.
-        The match is saved as aborted, and the players' tokens go with the table."""
-        log.info("table %s: everyone has gone, the match is stopped", self.id)
+        """Nobody came back in time: stop the match rather than keep it forever. It is
+        saved as aborted, and the players' tokens go with the table."""
+        self.abandoning = None
+        log.info("table %s: nobody came back, the match is stopped", self.id)
         for player in self.members():
             self._forget(player)
         self.close()
@@ -312,6 +347,8 @@ class Table:
             referee = self.referee
             if self.playing and referee and seat and referee.seats[player.seat] is not seat:
                 referee.replace(player.seat, seat)
+            if player in self._players_who_count():
+                self._play_on()  # before the snapshot: it shows the mover's time
             self.broadcast(PlayerBack(player.seat, player.name), skip=player)
         player.send(self.state_for(player))
 
@@ -401,6 +438,9 @@ class Table:
             return
         finally:
             self.task = None
+            if self.abandoning is not None:
+                self.abandoning.cancel()
+                self.abandoning = None
         recording.end(match.log, "finished")
         self.changed()
         for slot in list(self.slots):  # players who vanished and did not come back
@@ -417,6 +457,9 @@ class Table:
         )
 
     def close(self) -> None:
+        if self.abandoning is not None:
+            self.abandoning.cancel()
+            self.abandoning = None
         if self.task is not None:
             self.task.cancel()
         if self.open:

@@ -105,6 +105,7 @@ def test_serve_takes_its_defaults_from_the_server_config():
         "move_time": "human_move_time",
         "bot_move_time": "bot_move_time",
         "grace": "grace_period",
+        "abandon_after": "abandon_after",
         "bot_delay": "bot_delay",
         "bot_think_time": "bot_think_time",
         "max_bot_samples": "max_bot_samples",

@@ -31,6 +31,7 @@ from leastscore.seats.core import (
     Phase,
     Policy,
     Tell,
+    TimeControl,
     TooLate,
     Verdict,
     Withdraw,
@@ -319,3 +320,65 @@ def test_a_whole_match_ends_with_over_and_replays(seats: int):
         actions = core.moved(ask.seat, declaring(core, ask.seat), now)
     assert core.match.over and core.asking is None
     assert replay(core.match.log) == core.match.log
+
+
+def test_a_paused_match_asks_nothing_and_its_mover_keeps_the_time_it_had_left():
+    core = core_of(3)
+    ask = only_ask(core.start(0.0))
+    actions = core.pause(4.0)
+    assert actions == [Withdraw(ask)] and core.paused and core.asking is None
+    assert core.pause(5.0) == []  # once
+    played = len(core.match.log)
+    # while paused: the clock does not run, and no answer counts
+    assert core.time_is(1000.0) == []
+    assert core.moved(ask.seat, legal(core, ask.seat), 1000.0) == []
+    assert core.failed(ask.seat, 1000.0) == []
+    assert core.replaced(ask.seat, 1000.0) == []
+    assert core.faults[ask.seat].total == 0 and len(core.match.log) == played
+    again = only_ask(core.resume(2000.0))
+    assert (again.seat, again.time_limit, again.deadline) == (ask.seat, LIMIT - 4.0, 2006.0)
+    assert not again.turn  # the turn was told before the pause: it is not news
+    assert core.resume(2001.0) == []  # once
+    assert core.moved(ask.seat, legal(core, ask.seat), 2005.0)[0] == Verdict(ask.seat, None)
+    assert core.faults[ask.seat].total == 0
+
+
+def test_a_turn_that_comes_up_while_paused_is_asked_whole_on_resume():
+    core = core_of(3)
+    ask = only_ask(core.start(0.0))
+    core.pause(2.0)
+    actions = core.resigned(ask.seat, "left", 3.0)  # a resignation is taken while paused...
+    assert kinds(actions) == [Tell] and core.asking is None  # ...but nobody is asked
+    resumed = only_ask(core.resume(50.0))
+    assert resumed.seat == core.match.to_move != ask.seat
+    assert resumed.turn and (resumed.time_limit, resumed.deadline) == (LIMIT, 50.0 + LIMIT)
+
+
+def test_a_match_paused_before_its_deal_asks_its_first_mover_on_resume():
+    core = core_of(2)
+    assert core.pause(0.0) == []
+    actions = core.start(1.0)
+    assert kinds(actions) == [Tell] and core.asking is None  # dealt, nobody asked
+    first = only_ask(core.resume(9.0))
+    assert first.turn and first.deadline == 9.0 + LIMIT
+
+
+def test_a_paused_match_that_ends_stays_over():
+    core = core_of(2)
+    ask = only_ask(core.start(0.0))
+    core.pause(1.0)
+    other = 1 - ask.seat
+    assert kinds(core.resigned(other, "left", 2.0)) == [Tell, Over]
+    assert core.resume(3.0) == [] and core.asking is None and core.over
+    assert core.pause(4.0) == []
+
+
+def test_a_paused_time_bank_does_not_run():
+    match = Match(2, Rules(threshold=50), seed=1)
+    core = MatchCore(match, time_limit=1.0, policy=Policy(time_control=TimeControl(30.0, 0.0)))
+    ask = only_ask(core.start(0.0))
+    core.pause(10.0)
+    again = only_ask(core.resume(500.0))
+    assert again.deadline == 520.0
+    core.moved(ask.seat, legal(core, ask.seat), 505.0)
+    assert core.banks is not None and core.banks[ask.seat] == 15.0

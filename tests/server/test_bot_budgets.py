@@ -118,7 +118,9 @@ async def test_heavy_bots_think_in_other_processes(tmp_path):
 
 
 async def test_a_table_nobody_is_connected_to_stops_its_bots(tmp_path):
-    server = Server(ServerConfig(port=0, db=str(tmp_path / "m.sqlite3"), grace_period=0.2))
+    server = Server(
+        ServerConfig(port=0, db=str(tmp_path / "m.sqlite3"), grace_period=0.2, abandon_after=0.2)
+    )
     await server.start()
     try:
         client = await Raw.connect(server.port)
