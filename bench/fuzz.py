@@ -1,6 +1,6 @@
 """A structure-aware fuzzer for the server: bad frames by the million, a real match beside them.
 
-    python -m bench.fuzz --frames 1000000 [--connections 8] [--batch 400]
+    python -m bench.fuzz --frames 1000000 [--connections 8] [--batch 400] [--half-frames 1000]
 
 Hypothesis strategies describe what a hostile client can send: every client message
 with its fields mutated (wrong types, huge and deep values, unknown fields), unknown
@@ -15,8 +15,10 @@ the server answers and goes on), then maybe one frame that may close it (bytes t
 are not one map, a bad prefix). Every reply is read; the server's log (its stderr)
 is kept. Counted: frames sent, crashes (the server process gone), tracebacks in its
 log, ``internal_error`` replies (what the server answers when a handler raised),
-honest matches finished and their errors, the server's RSS before and after.
-Last line: one JSON object.
+honest matches finished and their errors, the server's RSS before, at its peak,
+and once everyone has gone (a thousand connections holding half a frame each
+swell it last): more than ``--max-rss-growth`` MB kept fails the run, as a
+crash does. Last line: one JSON object.
 """
 
 from __future__ import annotations
@@ -420,6 +422,30 @@ class Fuzzer:
         finally:
             client.transport.close()
 
+    async def half_frames(self, count: int, per_address: int = 60) -> None:
+        """Open ``count`` connections (from several loopback addresses, ``per_address``
+        each, within the server's limit per address) that each say hello and send most
+        of a frame near the size limit, hold them all at once, then drop them all: the
+        server's memory swells, and must come back down once they are gone."""
+        loop = asyncio.get_running_loop()
+        body = HEADER.pack(MAX_FRAME - 512) + b"\x00" * (MAX_FRAME - 4096)
+        held: list[asyncio.Transport] = []
+        for i in range(count):
+            source = f"127.0.{1 + i // (per_address * 250)}.{2 + (i // per_address) % 250}"
+            try:
+                transport, _ = await loop.create_connection(
+                    lambda: FuzzClient(self.tally), "127.0.0.1", self.port, local_addr=(source, 0)
+                )
+            except OSError:
+                self.tally.refused += 1
+                continue
+            transport.write(HELLO + body)
+            held.append(transport)
+            self.tally.connections += 1
+        await asyncio.sleep(1.0)  # every half frame read and buffered by the server
+        for each in held:
+            each.close()
+
     async def drive(self, frames: int, parallel: int, keep_going: asyncio.Event) -> None:
         async def lane() -> None:
             while self.tally.frames < frames and keep_going.is_set():
@@ -438,6 +464,7 @@ class Outcome:
     honest_errors: int
     honest_disconnections: int
     rss_before_mb: float
+    rss_peak_mb: float
     rss_after_mb: float
     seconds: float
     connections: int
@@ -459,23 +486,36 @@ class Recording(BotClient):
         super().send(message)
 
 
-async def fuzz(
-    frames: int,
-    parallel: int,
-    batch: int,
-    seed: int,
-    corpus: int,
-    server_argv: list[str],
-    min_matches: int = 1,
-    settle: float = 3.0,
-) -> tuple[Outcome, str]:
-    """Start a server, seat the honest bots, fuzz ``frames`` frames, stop; what was seen.
-    ``settle``: seconds given to the server to let go of everyone before its RSS is read."""
+@dataclass(frozen=True)
+class Plan:
+    """What a fuzzing run sends, and how long it waits."""
+
+    frames: int
+    parallel: int = 8
+    """Fuzzing connections at once."""
+    batch: int = 600
+    """The most frames sent on one connection."""
+    seed: int = 1
+    corpus: int = 4000
+    """Bodies drawn from the strategies."""
+    min_matches: int = 1
+    """Honest matches to wait for at the end."""
+    half_frames: int = 0
+    """Connections holding half a frame each, all at once, after the frames
+    (``Fuzzer.half_frames``)."""
+    settle: float = 15.0
+    """Seconds the server gets to let everyone go and hand back what they held (its
+    ``--abandon-after`` and its memory trimmer's period, with room) before its RSS
+    is read."""
+
+
+async def fuzz(plan: Plan, server_argv: list[str]) -> tuple[Outcome, str]:
+    """Start a server, seat the honest bots, fuzz as ``plan`` says, stop; what was seen."""
     with tempfile.TemporaryFile() as log:
         proc, port = start(server_argv, stderr=log)
         try:
-            fuzzer, load, crashed, rss_before, rss_after, seconds = await _run(
-                proc, port, frames, parallel, batch, seed, corpus, min_matches, settle
+            fuzzer, load, crashed, (rss_before, rss_peak, rss_after), seconds = await _run(
+                proc, port, plan
             )
         finally:
             if proc.poll() is None:
@@ -497,6 +537,7 @@ async def fuzz(
         honest_errors=load.errors,
         honest_disconnections=load.disconnections,
         rss_before_mb=round(rss_before, 1),
+        rss_peak_mb=round(rss_peak, 1),
         rss_after_mb=round(rss_after, 1),
         seconds=round(seconds, 1),
         connections=tally.connections,
@@ -506,27 +547,14 @@ async def fuzz(
 
 
 async def _run(
-    proc: subprocess.Popen[str],
-    port: int,
-    frames: int,
-    parallel: int,
-    batch: int,
-    seed: int,
-    corpus: int,
-    min_matches: int,
-    settle: float,
-) -> tuple[Fuzzer, Load, bool, float, float, float]:
+    proc: subprocess.Popen[str], port: int, plan: Plan
+) -> tuple[Fuzzer, Load, bool, tuple[float, float, float], float]:
+    """Fuzz the server of ``proc``; the fuzzer, the honest bots' tally, whether the
+    server died, its RSS in MB (before, at its peak, and after everyone left) and the
+    seconds it took."""
     await asyncio.sleep(0.2)
     rss_before = rss_kib(proc.pid) / 1024
     started = time.perf_counter()
-    load = Load()
-    Recording.recorded.clear()
-    honest = Crowd(load, port, 4, name="honest", rules={"threshold": 40}, client=Recording)
-    await honest.seat()
-    while not honest.tables or len(Recording.recorded) < 8:  # seated, and a move made
-        await asyncio.sleep(0.05)
-    keeping, closing = await asyncio.to_thread(draw_corpus, corpus, seed, honest.tables)
-    fuzzer = Fuzzer(port, keeping, closing, list(Recording.recorded), seed, batch)
     keep_going = asyncio.Event()
     keep_going.set()
 
@@ -537,24 +565,45 @@ async def _run(
             await asyncio.sleep(0.2)
 
     watcher = asyncio.ensure_future(watch_server())
-    await fuzzer.drive(frames, parallel, keep_going)
+    fuzzer, load = await hostile_load(port, plan, keep_going)
+    keep_going.clear()
+    await watcher
+    await asyncio.sleep(plan.settle)
+    crashed = proc.poll() is not None
+    rss_peak = rss_kib(proc.pid, "VmHWM") / 1024 if not crashed else 0.0
+    rss_after = rss_kib(proc.pid) / 1024 if not crashed else 0.0
+    rss = (rss_before, rss_peak, rss_after)
+    return fuzzer, load, crashed, rss, time.perf_counter() - started
+
+
+async def hostile_load(port: int, plan: Plan, keep_going: asyncio.Event) -> tuple[Fuzzer, Load]:
+    """Seat honest bots, fuzz ``plan.frames`` frames beside them (until ``keep_going``
+    is cleared), hold ``plan.half_frames`` connections with half a frame each, wait
+    for ``plan.min_matches`` honest matches, and have the honest bots leave."""
+    load = Load()
+    Recording.recorded.clear()
+    honest = Crowd(load, port, 4, name="honest", rules={"threshold": 40}, client=Recording)
+    await honest.seat()
+    while not honest.tables or len(Recording.recorded) < 8:  # seated, and a move made
+        await asyncio.sleep(0.05)
+    keeping, closing = await asyncio.to_thread(draw_corpus, plan.corpus, plan.seed, honest.tables)
+    fuzzer = Fuzzer(port, keeping, closing, list(Recording.recorded), plan.seed, plan.batch)
+    await fuzzer.drive(plan.frames, plan.parallel, keep_going)
+    if plan.half_frames and keep_going.is_set():
+        await fuzzer.half_frames(plan.half_frames)
     deadline = time.perf_counter() + 120
-    while load.matches < min_matches and proc.poll() is None:
+    while load.matches < plan.min_matches and keep_going.is_set():
         if time.perf_counter() > deadline:
             break
         await asyncio.sleep(0.1)
     honest.leave()
-    keep_going.clear()
-    await watcher
-    await asyncio.sleep(settle)  # the server lets go of the fuzzers' seats (a short grace)
-    crashed = proc.poll() is not None
-    rss_after = rss_kib(proc.pid) / 1024 if not crashed else 0.0
-    return fuzzer, load, crashed, rss_before, rss_after, time.perf_counter() - started
+    return fuzzer, load
 
 
 def fuzz_server_argv(*extra: str) -> list[str]:
-    """``leastscore serve`` for fuzzing: warnings and errors logged, a short grace."""
-    return serve_command("-q", "--grace", "1", *extra)
+    """``leastscore serve`` for fuzzing: warnings and errors logged, a short grace, and
+    matches nobody is connected to stopped after a second (as they were at the grace)."""
+    return serve_command("-q", "--grace", "1", "--abandon-after", "1", *extra)
 
 
 @click.command()
@@ -563,25 +612,48 @@ def fuzz_server_argv(*extra: str) -> list[str]:
 @click.option("--batch", default=600, show_default=True, help="Most frames per connection.")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--corpus", default=4000, show_default=True, help="Bodies drawn from strategies.")
+@click.option(
+    "--half-frames",
+    default=1000,
+    show_default=True,
+    help="Connections holding half a frame each, all at once, after the frames.",
+)
+@click.option(
+    "--max-rss-growth",
+    default=16.0,
+    show_default=True,
+    help="MB the server's RSS may grow by, once everyone has gone; more fails the run.",
+)
 @click.option("--log", "log_path", default=None, help="Keep the server's log in this file.")
 def main(
-    frames: int, parallel: int, batch: int, seed: int, corpus: int, log_path: str | None
+    frames: int,
+    parallel: int,
+    batch: int,
+    seed: int,
+    corpus: int,
+    half_frames: int,
+    max_rss_growth: float,
+    log_path: str | None,
 ) -> None:
-    outcome, text = asyncio.run(fuzz(frames, parallel, batch, seed, corpus, fuzz_server_argv()))
+    plan = Plan(frames, parallel, batch, seed, corpus, half_frames=half_frames)
+    outcome, text = asyncio.run(fuzz(plan, fuzz_server_argv()))
     if log_path:
         with open(log_path, "w") as f:
             f.write(text)
     for line in [x for x in text.splitlines() if "Traceback" in x or "ERROR" in x][:20]:
         click.echo(line, err=True)
     o = outcome
+    growth = round(o.rss_after_mb - o.rss_before_mb, 1)
     click.echo(
         f"{o.frames:,} frames over {o.connections:,} connections in {o.seconds} s; "
         f"{o.crashes} crashes, {o.tracebacks} tracebacks, {o.internal_errors} internal errors; "
         f"{o.honest_matches} honest matches ({o.honest_errors} errors); "
-        f"RSS {o.rss_before_mb} -> {o.rss_after_mb} MB"
+        f"RSS {o.rss_before_mb} MB before, {o.rss_peak_mb} at the peak, "
+        f"{o.rss_after_mb} after everyone left ({growth:+} MB, at most {max_rss_growth:+})"
     )
-    click.echo(json.dumps(outcome.as_dict()))
-    sys.exit(0 if outcome.crashes == outcome.tracebacks == outcome.internal_errors == 0 else 1)
+    click.echo(json.dumps({**outcome.as_dict(), "rss_growth_mb": growth}))
+    failed = outcome.crashes or outcome.tracebacks or outcome.internal_errors
+    sys.exit(1 if failed or growth > max_rss_growth else 0)
 
 
 if __name__ == "__main__":

@@ -234,12 +234,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def rss_kib(pid: int) -> int:
+def rss_kib(pid: int, field: str = "VmRSS") -> int:
+    """The resident memory of process ``pid`` now (``VmHWM``: its peak), in KiB."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field}")
 
 
 def start(

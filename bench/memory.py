@@ -1,13 +1,18 @@
 """What holds the server's memory: a server under ``tracemalloc`` and a crowd of raw bots.
 
     python -m bench.memory --connections 400 --seconds 60 [--hand-cache N]
+    python -m bench.memory --fuzz 1000000
+
 
 The server runs in a child process of this module (``--serve``) with tracemalloc
 on, and takes a snapshot whenever the parent asks (a line on its stdin). The
 parent seats the crowd, snapshots the server once warm and at the end of play,
 has every bot leave, and snapshots it again. It prints the top allocators
 (by source line) that grew during play and that are still held once everyone
-has gone, with the server's RSS at each point. Last line: one JSON object.
+has gone, with the server's RSS at each point. With ``--fuzz N`` the crowd is
+``bench.fuzz``'s hostile load instead (N frames beside honest bots), and the
+server lets a vanished player go after a second, as ``make fuzz``'s does. Last
+line: one JSON object.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from .load import Crowd, Load, rss_kib
 TOP = 12
 
 
-def _serve(hand_cache: int, frames: int) -> None:
+def _serve(hand_cache: int, frames: int, fuzzed: bool) -> None:
     """The child: a server under tracemalloc; ``snap PATH`` on stdin dumps a snapshot."""
     tracemalloc.start(frames)
     from leastscore.game.groups import set_hand_cache_size
@@ -38,6 +43,8 @@ def _serve(hand_cache: int, frames: int) -> None:
     config = ServerConfig(
         port=0, bot_delay=0.0, max_connections_per_peer=100_000, hand_cache=hand_cache
     )
+    if fuzzed:
+        config.grace_period = config.abandon_after = 1.0
     set_hand_cache_size(config.hand_cache)  # as leastscore serve does
 
     async def run() -> None:
@@ -57,9 +64,9 @@ def _serve(hand_cache: int, frames: int) -> None:
 
 
 class Child:
-    def __init__(self, hand_cache: int, frames: int) -> None:
+    def __init__(self, hand_cache: int, frames: int, fuzzed: bool = False) -> None:
         argv = [sys.executable, "-m", "bench.memory", "--serve", "--frames", str(frames)]
-        argv += ["--hand-cache", str(hand_cache)]
+        argv += ["--hand-cache", str(hand_cache)] + (["--fuzz", "1"] if fuzzed else [])
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -156,6 +163,25 @@ async def _measure(connections: int, seconds: float, warmup: float, child: Child
     }
 
 
+async def _measure_fuzz(frames: int, child: Child) -> dict[str, Any]:
+    from .fuzz import Plan, hostile_load
+
+    base, base_rss = await child.snapshot("base")
+    keep_going = asyncio.Event()
+    keep_going.set()
+    plan = Plan(frames, half_frames=1000)
+    fuzzer, _ = await hostile_load(child.port, plan, keep_going)
+    await asyncio.sleep(plan.settle)  # every seat let go, every match stopped, memory trimmed
+    gone, gone_rss = await child.snapshot("gone")
+    return {
+        "frames": fuzzer.tally.frames,
+        "connections": fuzzer.tally.connections,
+        "traced_mb": {"base": round(_total(base), 1), "gone": round(_total(gone), 1)},
+        "rss_mb": {"base": round(base_rss, 1), "gone": round(gone_rss, 1)},
+        "held_after_all_left": _top(gone, base),
+    }
+
+
 @click.command()
 @click.option("--connections", default=400, show_default=True)
 @click.option("--seconds", default=60.0, show_default=True, help="Play measured after warm-up.")
@@ -167,6 +193,7 @@ async def _measure(connections: int, seconds: float, warmup: float, child: Child
     help="The server's hand cache bound (as serve --hand-cache).",
 )
 @click.option("--frames", default=1, show_default=True, help="Traceback depth to record.")
+@click.option("--fuzz", "fuzz", default=0, help="Hostile frames to send instead of a crowd.")
 @click.option("--serve", is_flag=True, hidden=True)
 def main(
     connections: int,
@@ -174,23 +201,25 @@ def main(
     warmup: float,
     hand_cache: int,
     frames: int,
+    fuzz: int,
     serve: bool,
 ) -> None:
     if serve:
-        _serve(hand_cache, frames)
+        _serve(hand_cache, frames, fuzzed=fuzz > 0)
         return
-    child = Child(hand_cache, frames)
+    child = Child(hand_cache, frames, fuzzed=fuzz > 0)
     try:
-        result = asyncio.run(_measure(connections, seconds, warmup, child))
+        if fuzz:
+            result = asyncio.run(_measure_fuzz(fuzz, child))
+        else:
+            result = asyncio.run(_measure(connections, seconds, warmup, child))
     finally:
         child.stop()
-    for title, key in (("grew during play", "grew_in_play"), ("held", "held_after_all_left")):
-        click.echo(f"-- {title}:")
-        for row in result[key]:
-            click.echo(
-                f"  {row['where']:<50} {row['kib']:>8} KiB ({row['growth_kib']:+} KiB)"
-                f" {row['blocks']} blocks"
-            )
+    _print_top(result)
+    if fuzz:
+        click.echo(f"{result['frames']:,} frames; RSS {result['rss_mb']}")
+        click.echo(json.dumps({"bench": "memory", "fuzz": fuzz, **result}))
+        return
     click.echo(
         f"{result['moves']:,} moves; {result['bytes_per_move']} traced bytes per move; "
         f"RSS {result['rss_mb']}"
@@ -198,6 +227,18 @@ def main(
     result = {"bench": "memory", "connections": connections, "seconds": seconds, **result}
     result["hand_cache"] = hand_cache
     click.echo(json.dumps(result))
+
+
+def _print_top(result: dict[str, Any]) -> None:
+    for title, key in (("grew during play", "grew_in_play"), ("held", "held_after_all_left")):
+        if key not in result:
+            continue
+        click.echo(f"-- {title}:")
+        for row in result[key]:
+            click.echo(
+                f"  {row['where']:<50} {row['kib']:>8} KiB ({row['growth_kib']:+} KiB)"
+                f" {row['blocks']} blocks"
+            )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from leastscore.protocol import ProtocolError, errors
 from .announce import Announcer
 from .config import ServerConfig
 from .connection import Connection
+from .heap import HeapTrimmer
 from .house_bots import HouseBots
 from .journal import Journal
 from .lobby import Lobby
@@ -59,6 +60,7 @@ class Server:
         self.web: WebView | None = None
         """The web view, when the server shows itself in browsers (``serve --web``)."""
         self.stopped = asyncio.Event()
+        self.heap: HeapTrimmer | None = None
 
     @property
     def port(self) -> int:
@@ -75,6 +77,8 @@ class Server:
         self._server = await self.loop.create_server(
             lambda: Connection(self), self.config.host, self.config.port, backlog=1024
         )
+        self.heap = HeapTrimmer(self.loop, self.config.trim_every)
+        self.heap.start()
 
     async def serve_forever(self) -> None:
         """Serve until SIGINT/SIGTERM or ``shutdown``."""
@@ -93,6 +97,8 @@ class Server:
             return
         if self._server is not None:
             self._server.close()
+        if self.heap is not None:
+            self.heap.stop()
         if self.web is not None:
             await self.web.stop()  # browsers are read-only: they lose nothing
         if self.announcer is not None:

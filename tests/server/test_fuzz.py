@@ -8,19 +8,12 @@ import random
 import msgspec
 from leastscore.protocol import MAX_FRAME
 
-from bench.fuzz import draw_corpus, fuzz, fuzz_server_argv, keeps, mutate
+from bench.fuzz import Plan, draw_corpus, fuzz, fuzz_server_argv, keeps, mutate
 
 
 async def test_a_short_fuzz_run_crashes_nothing_and_the_honest_match_ends():
-    outcome, log = await fuzz(
-        frames=4000,
-        parallel=4,
-        batch=300,
-        seed=7,
-        corpus=100,
-        server_argv=fuzz_server_argv(),
-        settle=0.0,  # its RSS after is not checked here
-    )
+    plan = Plan(frames=4000, parallel=4, batch=300, seed=7, corpus=100, settle=0.0)
+    outcome, log = await fuzz(plan, fuzz_server_argv())  # its RSS after is not checked here
     assert outcome.frames >= 4000
     assert outcome.crashes == 0
     assert outcome.tracebacks == 0, log
