@@ -21,7 +21,7 @@ from leastscore.seats.seat import SeatFailed
 from leastscore.server import lobby
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.connection import WARN_EVERY, RateLimit
+from leastscore.server.session import WARN_EVERY, RateLimit
 
 from leastscore import protocol
 
