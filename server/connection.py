@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from functools import partial
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -48,14 +49,17 @@ class Connection(asyncio.Protocol):
 
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.session = Session(server.config, server.loop.time())
+        # A frame queued where none was asks the server for a write at the end of
+        # this pass of the loop: straight to it, as this is done for most frames sent.
+        write_soon = partial(server.flush_soon, self)
+        self.session = Session(server.config, server.loop.time(), on_output=write_soon)
+        self.send_bytes = self.session.send_bytes
+        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
         self.transport: asyncio.Transport | None = None
         self.address = "?"
         """The peer's address without its port: what limits per machine count by."""
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = math.inf
-        self._flush_soon = False
-        """A write of what is queued is arranged for the end of this pass of the loop."""
 
     @property
     def player(self) -> Player | None:
@@ -92,8 +96,11 @@ class Connection(asyncio.Protocol):
         session = self.session
         if session.closed:
             return
-        for message in session.receive_data(data, self.server.loop.time()):
-            self._handle(message)
+        now = self.server.loop.time()
+        for body in session.receive_data(data, now):
+            message = session.take(body, now)
+            if message is not None:
+                self._handle(message)
         self._after()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -140,12 +147,11 @@ class Connection(asyncio.Protocol):
         session = self.session
         if session.to_close:
             self._half_close()
-        elif session.pending and not self._flush_soon:
-            self._flush_soon = True
-            self.server.flush_soon(self)
         if session.to_cut:
             self.cut()
-        self._arm()
+        deadline = session.deadline
+        if deadline is not None and deadline < self._timer_at:
+            self._arm()
 
     def _arm(self) -> None:
         """See that the timer goes off by the session's deadline: one timer, set again
@@ -171,18 +177,15 @@ class Connection(asyncio.Protocol):
     def send(self, message: msgspec.Struct) -> None:
         self.send_bytes(encode(message))
 
-    def send_bytes(self, data: bytes) -> None:
-        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
-        if self.session.send_bytes(data) and not self._flush_soon:
-            self._flush_soon = True
-            self.server.flush_soon(self)
-
     def flush(self) -> None:
         """Write what is queued (the server calls this once per pass of the loop)."""
-        self._flush_soon = False
-        out = self.session.data_to_send()
+        session = self.session
+        out = session.queued
+        if not out:
+            return
+        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
         transport = self.transport
-        if not out or transport is None or transport.is_closing():
+        if transport is None or transport.is_closing():
             return
         transport.write(out[0] if len(out) == 1 else b"".join(out))
         if transport.get_write_buffer_size() > self.server.config.send_limit:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import logging
 import math
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -94,15 +94,20 @@ class Session:
     about time, and here each is tested with plain numbers for a clock; and the
     same rules hold whatever carries the bytes.
 
-    The shell feeds it ``receive_data`` (a byte stream, cut into frames here) or
-    ``receive_frames`` (whole frames), handing each message they yield to the
-    lobby before taking the next; calls ``time_is`` once ``deadline`` comes;
-    writes ``data_to_send``; and, when ``to_close`` or ``to_cut`` says so,
-    half-closes (then ``half_closed``) or ends the transport.
+    The shell feeds it ``receive_data`` (a byte stream, cut into frame bodies
+    here; a transport of whole frames skips it) and hands each body to ``take``,
+    handing the message to the lobby before taking the next; calls ``time_is``
+    once ``deadline`` comes; writes ``data_to_send``; and, when ``to_close`` or
+    ``to_cut`` says so, half-closes (then ``half_closed``) or ends the transport.
     """
 
-    def __init__(self, config: ServerConfig, now: float) -> None:
+    def __init__(
+        self, config: ServerConfig, now: float, on_output: Callable[[], None] | None = None
+    ) -> None:
+        """``on_output``: called when a frame is queued and none was: the shell arranges
+        a write (and everything queued until it happens goes out at once)."""
         self.config = config
+        self.on_output = on_output
         self.reader = FrameReader(config.max_frame)
         self.limit = RateLimit(config.rate, config.burst, now)
         self.phase = Phase.GREETING
@@ -119,50 +124,53 @@ class Session:
         self._idle_check: float | None = None
         """When to look whether a greeted client has been quiet too long."""
         self._linger_until: float | None = None
-        self._out: list[bytes] = []
+        self.queued: list[bytes] = []
+        """Frames to send, each with its length prefix (``data_to_send`` takes them)."""
         self.to_close = False
         """The session said its last word: flush, then half-close the transport."""
         self.to_cut = False
         """The linger is over: end the transport now."""
-
-    @property
-    def closed(self) -> bool:
-        """Nothing more is taken from the client, nor sent to it."""
-        return self.phase is Phase.CLOSING or self.phase is Phase.CLOSED
+        self.closed = False
+        """Closing or closed: nothing more is taken from the client, nor sent to it."""
+        self.deadline: float | None = now + config.handshake_timeout
+        """When ``time_is`` must next be called (None: not until something else happens)."""
 
     # -- what arrives -------------------------------------------------------------
 
-    def receive_data(self, data: bytes, now: float) -> Iterator[Message]:
-        """Bytes of a stream transport: the messages of the frames they complete."""
+    def receive_data(self, data: bytes, now: float) -> list[bytes]:
+        """Bytes of a stream transport: the bodies of the frames they complete, to hand
+        to ``take`` one at a time."""
         if self.closed:
-            return
+            return []
         reader = self.reader
         try:
             bodies = reader.feed(data)
         except FrameTooLarge as e:
             self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(e)))
-            return
-        if not reader.pending:
+            return []
+        if reader.pending:
+            if bodies or self._frame_begun is None:  # a new frame begun: it has its own time
+                self._frame_begun = now
+                self._update_deadline()
+        elif self._frame_begun is not None:
             self._frame_begun = None
-        elif bodies or self._frame_begun is None:  # a new frame begun: it has its own time
-            self._frame_begun = now
-        if bodies:
-            yield from self.receive_frames(bodies, now)
+            self._update_deadline()
+        return bodies
 
-    def receive_frames(self, bodies: list[bytes], now: float) -> Iterator[Message]:
-        """Whole frame bodies: their messages, one at a time, each handled before the
-        next is read (a ``hello`` handled changes what the next may be)."""
+    def take(self, body: bytes, now: float) -> Message | None:
+        """A whole frame's body (from ``receive_data``, or a transport of whole frames):
+        its message to handle, or None when it was dropped or refused (said so in
+        ``data_to_send``). Each is handled before the next is taken: a ``hello``
+        handled changes what the next may be."""
+        if self.closed:
+            return None
         self.last_seen = now
         limit = self.limit
-        for body in bodies:
-            if self.closed:
-                return
-            if limit.allow(now):
-                message = self._decode(body)
-                if message is not None:
-                    yield message
-            elif limit.warn(now):
-                self._refuse(body)
+        if limit.allow(now):
+            return self._decode(body)
+        if limit.warn(now):
+            self._refuse(body)
+        return None
 
     def _decode(self, body: bytes) -> Message | None:
         try:
@@ -202,6 +210,7 @@ class Session:
         if self.phase is Phase.GREETING:
             self.phase = Phase.OPEN
         self._idle_check = now + self.config.idle_timeout
+        self._update_deadline()
 
     def refund(self) -> None:
         """Give back the rate-limit token of a message that did useful work (an accepted
@@ -210,13 +219,13 @@ class Session:
 
     # -- the time ---------------------------------------------------------------------
 
-    @property
-    def deadline(self) -> float | None:
-        """When ``time_is`` must next be called (None: not until something arrives)."""
+    def _update_deadline(self) -> None:
         if self.phase is Phase.CLOSED:
-            return None
+            self.deadline = None
+            return
         if self.phase is Phase.CLOSING:
-            return self._linger_until
+            self.deadline = self._linger_until
+            return
         when = math.inf
         if self.phase is Phase.GREETING:
             when = self.opened + self.config.handshake_timeout
@@ -224,11 +233,15 @@ class Session:
             when = self._idle_check
         if self._frame_begun is not None:
             when = min(when, self._frame_begun + self.config.frame_timeout)
-        return when
+        self.deadline = when
 
     def time_is(self, now: float, at_table: bool = False) -> None:
         """The time is ``now``: a limit may have run out. ``at_table``: the player sits
         or watches at a table, where a quiet connection is no idle one."""
+        self._look(now, at_table)
+        self._update_deadline()
+
+    def _look(self, now: float, at_table: bool) -> None:
         config = self.config
         if self.phase is Phase.CLOSING:
             if self._linger_until is not None and now >= self._linger_until:
@@ -256,26 +269,26 @@ class Session:
 
     # -- what goes out -------------------------------------------------------------------
 
-    def send(self, message: msgspec.Struct) -> bool:
-        return self.send_bytes(encode(message))
+    def send(self, message: msgspec.Struct) -> None:
+        self.send_bytes(encode(message))
 
-    def send_bytes(self, data: bytes) -> bool:
-        """Queue a frame; True when it is the first in the queue (the shell then
-        arranges a write: all that is queued until it happens goes out at once)."""
+    def send_bytes(self, data: bytes) -> None:
+        """Queue a frame (with its length prefix); dropped once closed."""
         if self.closed:
-            return False
-        first = not self._out
-        self._out.append(data)
-        return first
+            return
+        out = self.queued
+        out.append(data)
+        if len(out) == 1 and self.on_output is not None:
+            self.on_output()
 
     @property
     def pending(self) -> bool:
         """Frames are queued to be sent."""
-        return bool(self._out)
+        return bool(self.queued)
 
     def data_to_send(self) -> list[bytes]:
         """The frames queued, in order (each with its length prefix), taken out."""
-        out, self._out = self._out, []
+        out, self.queued = self.queued, []
         return out
 
     def refuse(self, error: ProtocolError) -> None:
@@ -301,18 +314,24 @@ class Session:
         if self.closed:
             return
         self.phase = Phase.CLOSING
+        self.closed = True
         self._frame_begun = self._idle_check = None
         self.to_close = True
+        self._update_deadline()
 
     def half_closed(self, now: float) -> None:
         """The shell shut the write side at ``now``: the linger runs from here."""
         self.to_close = False
         if self.phase is Phase.CLOSING:
             self._linger_until = now + self.config.linger
+            self._update_deadline()
 
     def lost(self) -> None:
         """The transport is gone (the client hung up, or the shell ended it)."""
         self.phase = Phase.CLOSED
-        self._out = []
+        self.closed = True
+        self.on_output = None  # nothing more goes out (and the shell is free to go)
+        self.queued = []
         self.to_close = self.to_cut = False
         self._linger_until = self._frame_begun = self._idle_check = None
+        self.deadline = None

@@ -37,6 +37,12 @@ def ping(msg_id: int) -> bytes:
     return frame(body({"type": "ping", "id": msg_id}))
 
 
+def received(session: Session, data: bytes, now: float) -> list[Any]:
+    """The messages the session takes from ``data`` arriving at ``now``."""
+    taken = (session.take(b, now) for b in session.receive_data(data, now))
+    return [m for m in taken if m is not None]
+
+
 def sent(session: Session) -> list[Any]:
     """What the session queued, decoded."""
     return [decode_server(data[4:]) for data in session.data_to_send()]
@@ -48,7 +54,7 @@ def errors_sent(session: Session) -> list[tuple[str, int | None]]:
 
 def greeted(now: float = 0.0, config: ServerConfig = CONFIG) -> Session:
     session = Session(config, 0.0)
-    (hello,) = session.receive_data(HELLO, now)
+    (hello,) = received(session, HELLO, now)
     assert isinstance(hello, Hello)
     session.greeted(Player("Ann", False), 1, now)
     return session
@@ -58,7 +64,7 @@ def test_no_hello_within_the_handshake_timeout_closes_with_its_error():
     session = Session(CONFIG, 100.0)
     assert session.deadline == 110.0
     session.time_is(109.9)
-    assert not session.closed and not session.pending
+    assert not session.closed and not session.queued
     session.time_is(110.0)
     assert errors_sent(session) == [("handshake_timeout", None)]
     assert session.closed and session.to_close and session.phase is Phase.CLOSING
@@ -66,7 +72,7 @@ def test_no_hello_within_the_handshake_timeout_closes_with_its_error():
 
 def test_a_hello_in_time_ends_the_handshake_and_starts_the_idle_watch():
     session = Session(CONFIG, 0.0)
-    messages = list(session.receive_data(HELLO, 3.0))
+    messages = received(session, HELLO, 3.0)
     assert [type(m) for m in messages] == [Hello]
     session.greeted(Player("Ann", False), 1, 3.0)
     assert session.phase is Phase.OPEN and session.version == 1
@@ -77,20 +83,20 @@ def test_a_hello_in_time_ends_the_handshake_and_starts_the_idle_watch():
 
 def test_the_first_message_must_be_hello():
     session = Session(CONFIG, 0.0)
-    assert list(session.receive_data(ping(4), 1.0)) == []
+    assert received(session, ping(4), 1.0) == []
     assert errors_sent(session) == [("hello_required", 4)]
     assert session.closed
     unreadable = Session(CONFIG, 0.0)  # a bad message before hello: hello is what is missing
-    assert list(unreadable.receive_data(frame(body({"type": "nonsense", "id": 2})), 1.0)) == []
+    assert received(unreadable, frame(body({"type": "nonsense", "id": 2})), 1.0) == []
     assert errors_sent(unreadable) == [("hello_required", 2)]
 
 
 def test_a_frame_begun_must_be_whole_within_the_frame_timeout():
     session = greeted()
     whole = ping(5)
-    assert list(session.receive_data(whole[:3], 1.0)) == []
+    assert received(session, whole[:3], 1.0) == []
     assert session.deadline == 11.0
-    assert list(session.receive_data(whole[3:6], 8.0)) == []  # more of it: the same deadline
+    assert received(session, whole[3:6], 8.0) == []  # more of it: the same deadline
     assert session.deadline == 11.0
     session.time_is(10.9)
     assert not session.closed
@@ -101,11 +107,11 @@ def test_a_frame_begun_must_be_whole_within_the_frame_timeout():
 def test_a_frame_completed_in_time_is_taken_and_the_next_one_begun_has_its_own_time():
     session = greeted()
     first, second = ping(5), ping(6)
-    list(session.receive_data(first[:3], 1.0))
-    messages = list(session.receive_data(first[3:] + second[:2], 9.0))
+    received(session, first[:3], 1.0)
+    messages = received(session, first[3:] + second[:2], 9.0)
     assert [m.id for m in messages if isinstance(m, Ping)] == [5]
     assert session.deadline == 19.0  # the second frame began at 9
-    assert [m.id for m in session.receive_data(second[2:], 18.0) if isinstance(m, Ping)] == [6]
+    assert [m.id for m in received(session, second[2:], 18.0) if isinstance(m, Ping)] == [6]
     assert session.deadline == 300.0  # no frame begun: only the idle watch
     session.time_is(19.0)
     assert not session.closed
@@ -113,14 +119,14 @@ def test_a_frame_completed_in_time_is_taken_and_the_next_one_begun_has_its_own_t
 
 def test_a_frame_over_the_limit_closes_with_its_error():
     session = greeted()
-    assert list(session.receive_data(b"\x00\x10\x00\x01" + b"\x00" * 10, 1.0)) == []
+    assert received(session, b"\x00\x10\x00\x01" + b"\x00" * 10, 1.0) == []
     assert errors_sent(session) == [("frame_too_large", None)] and session.closed
 
 
 def test_a_quiet_connection_in_the_lobby_is_closed_and_one_at_a_table_is_not():
     lobby, table = greeted(), greeted()
     for session in (lobby, table):
-        list(session.receive_data(ping(2), 100.0))
+        received(session, ping(2), 100.0)
         session.data_to_send()
         session.time_is(300.0)  # the first look: quiet for only 200 s
         assert not session.closed
@@ -137,23 +143,23 @@ def test_a_flood_is_dropped_past_the_burst_and_told_once_a_second():
     config = ServerConfig(rate=10.0, burst=5.0)
     session = greeted(config=config)  # the hello took one token
     flood = b"".join(ping(i) for i in range(100, 110))
-    taken = [m.id for m in session.receive_data(flood, 0.0) if isinstance(m, Ping)]
+    taken = [m.id for m in received(session, flood, 0.0) if isinstance(m, Ping)]
     assert taken == [100, 101, 102, 103]
     assert errors_sent(session) == [("rate_limited", 104)]  # the first dropped, by its id
-    more = [m.id for m in session.receive_data(ping(200), 0.5) if isinstance(m, Ping)]
+    more = [m.id for m in received(session, ping(200), 0.5) if isinstance(m, Ping)]
     assert more == [200]  # half a second refilled five tokens
-    list(session.receive_data(b"".join(ping(i) for i in range(300, 310)), 0.6))
+    received(session, b"".join(ping(i) for i in range(300, 310)), 0.6)
     assert errors_sent(session) == []  # dropped again within the second: not told
-    list(session.receive_data(b"".join(ping(i) for i in range(400, 420)), 0.6 + WARN_EVERY))
+    received(session, b"".join(ping(i) for i in range(400, 420)), 0.6 + WARN_EVERY)
     assert [code for code, _ in errors_sent(session)] == ["rate_limited"]
     assert not session.closed
 
 
 def test_an_accepted_move_gives_its_token_back():
     session = greeted(config=ServerConfig(rate=0.001, burst=2.0))  # the hello took one
-    assert len(list(session.receive_data(ping(1), 0.0))) == 1  # the last token
+    assert len(received(session, ping(1), 0.0)) == 1  # the last token
     session.refund()  # ping 1 was a move the server took
-    assert [m.id for m in session.receive_data(ping(2) + ping(3), 0.0)] == [2]  # type: ignore[attr-defined]
+    assert [m.id for m in received(session, ping(2) + ping(3), 0.0)] == [2]  # type: ignore[attr-defined]
     assert errors_sent(session) == [("rate_limited", 3)]
 
 
@@ -164,8 +170,8 @@ def test_a_closing_connection_lingers_then_is_cut():
     assert session.to_close and session.deadline is None  # the linger starts at the shutdown
     session.half_closed(50.0)
     assert not session.to_close and session.deadline == 52.0
-    assert list(session.receive_data(ping(9), 51.0)) == []  # read and dropped
-    assert not session.pending
+    assert received(session, ping(9), 51.0) == []  # read and dropped
+    assert not session.queued
     session.time_is(51.9)
     assert not session.to_cut
     session.time_is(52.0)
@@ -176,19 +182,25 @@ def test_nothing_is_sent_or_taken_once_closed():
     session = greeted()
     session.fail(_error("bad_frame"))
     session.data_to_send()
-    assert session.send(Pong(1)) is False and not session.pending
+    session.send(Pong(1))
+    assert not session.queued
     session.close()  # once
     session.lost()
     assert session.phase is Phase.CLOSED and session.deadline is None
-    assert list(session.receive_data(ping(1), 1.0)) == []
+    assert received(session, ping(1), 1.0) == []
 
 
 def test_the_first_frame_queued_asks_for_a_write_and_the_rest_join_it():
-    session = greeted()
-    assert session.send(Pong(1)) is True
-    assert session.send(Pong(2)) is False
+    writes: list[int] = []
+    session = Session(CONFIG, 0.0, on_output=lambda: writes.append(1))
+    session.send(Pong(1))
+    session.send(Pong(2))
+    assert len(writes) == 1  # one write for both
     assert [m.id for m in sent(session)] == [1, 2]
-    assert session.send(Pong(3)) is True
+    session.send(Pong(3))
+    assert len(writes) == 2
+    received(session, ping(1), 1.0)  # an error the session says itself asks for one too
+    assert len(writes) == 2 and errors_sent(session) == [("hello_required", 1)]
 
 
 @pytest.mark.parametrize("fatal", [True, False])
