@@ -14,7 +14,7 @@ from leastscore.protocol import ProtocolError, errors
 
 from .announce import Announcer
 from .config import ServerConfig
-from .connection import Connection
+from .connection import Connection, TcpConnection
 from .heap import HeapTrimmer
 from .house_bots import HouseBots
 from .journal import Journal
@@ -75,7 +75,7 @@ class Server:
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self._server = await self.loop.create_server(
-            lambda: Connection(self), self.config.host, self.config.port, backlog=1024
+            lambda: TcpConnection(self), self.config.host, self.config.port, backlog=1024
         )
         self.heap = HeapTrimmer(self.loop, self.config.trim_every)
         self.heap.start()

@@ -1,10 +1,10 @@
-"""One client's connection over TCP: the asyncio shell of its ``Session``.
+"""The server's connection to one client: the asyncio shell of its ``Session``.
 
-Built on ``asyncio.Protocol`` (callbacks, no task per connection): bytes are
-handed to the sans-I/O ``Session`` as they arrive, the messages it yields are
-handled at once, and writes never wait, so a slow reader is cut instead of
-stalling anyone else. Every rule about frames, limits and time is the
-session's; this module only moves bytes and keeps one timer.
+``Connection`` is what the lobby, the tables and the players send to and hear
+from, whatever carries it; ``TcpConnection`` carries it over TCP and
+``server.websocket.WebSocketConnection`` over a WebSocket. Every rule about
+frames, limits and time is the session's; a shell only moves bytes, keeps one
+timer, and ends its transport when the session says so.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -33,29 +34,23 @@ LINGER_MAX = 256
 (a crowd of refused connections must not hold the server's sockets)."""
 
 
-class Connection(asyncio.Protocol):
-    """A client's TCP connection to the server, from its first byte to the end of
-    its linger: what the lobby and the tables send to and hear from.
+class Connection:
+    """A client's connection to the server, whichever transport carries it.
 
     Why a shell around a ``Session``: the session decides (frames, limits,
-    timeouts, when to close), so its rules are tested on a fake clock and serve
-    any transport; this class carries them out on an asyncio transport. A
-    connection that ends on an error says why and then half-closes: the error
-    is flushed, the write side is shut, and whatever the client still sends is
-    read and dropped until it closes too (or the linger passes). Closing at
-    once with the client's bytes unread would have the kernel reset the
-    connection, and the client would often never read the error.
+    timeouts, when to close), so its rules are tested on a fake clock and are
+    the same on every transport; a subclass carries them out on its own
+    (``flush`` writes what is queued, ``_half_close`` says the last word and
+    stops sending, ``cut`` ends the transport).
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, on_output: Callable[[], None]) -> None:
+        """``on_output``: arrange a write of what is queued (called when a frame is
+        queued and none was)."""
         self.server = server
-        # A frame queued where none was asks the server for a write at the end of
-        # this pass of the loop: straight to it, as this is done for most frames sent.
-        write_soon = partial(server.flush_soon, self)
-        self.session = Session(server.config, server.loop.time(), on_output=write_soon)
+        self.session = Session(server.config, server.loop.time(), on_output=on_output)
         self.send_bytes = self.session.send_bytes
-        """Queue a frame; everything queued in one pass of the loop goes out in one write."""
-        self.transport: asyncio.Transport | None = None
+        """Queue a frame; what is queued until the write goes out at once."""
         self.address = "?"
         """The peer's address without its port: what limits per machine count by."""
         self._timer: asyncio.TimerHandle | None = None
@@ -78,32 +73,20 @@ class Connection(asyncio.Protocol):
     def peer(self) -> str:
         return self.session.peer
 
-    # -- asyncio callbacks ----------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
-        peer = transport.get_extra_info("peername")
+    def _opened(self, peer: object) -> bool:
+        """The transport is up, from ``peer``: counted by the server, or refused."""
         self.session.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         refusal = self.server.admit(self)
         if refusal is not None:
-            self.fail(refusal)  # said, then half-closed: a hello already sent is no reset
-            return
+            self.fail(refusal)  # said, then closed: a hello already sent is no reset
+            return False
         self._arm()
         log.debug("connection from %s", self.peer)
+        return True
 
-    def data_received(self, data: bytes) -> None:
-        session = self.session
-        if session.closed:
-            return
-        now = self.server.loop.time()
-        for body in session.receive_data(data, now):
-            message = session.take(body, now)
-            if message is not None:
-                self._handle(message)
-        self._after()
-
-    def connection_lost(self, exc: Exception | None) -> None:
+    def _gone(self) -> None:
+        """The transport is gone: the server forgets the connection."""
         self.session.lost()
         if self._timer is not None:
             self._timer.cancel()
@@ -112,12 +95,13 @@ class Connection(asyncio.Protocol):
         self.server.forget(self)
         log.debug("connection from %s closed", self.peer)
 
-    def pause_writing(self) -> None:
-        # The kernel buffer is full; asyncio now queues in user space. ``flush``
-        # watches that queue and cuts the connection past ``send_limit``.
-        pass
-
     # -- messages -----------------------------------------------------------------
+
+    def _take(self, body: bytes, now: float) -> None:
+        """Hand a whole frame's message, if the session takes it, to the lobby."""
+        message = self.session.take(body, now)
+        if message is not None:
+            self._handle(message)
 
     def _handle(self, message: Message) -> None:
         try:
@@ -143,7 +127,7 @@ class Connection(asyncio.Protocol):
     # -- carrying out what the session decided ------------------------------------------
 
     def _after(self) -> None:
-        """Carry out what the session now wants: a close, a write, a look at the time."""
+        """Carry out what the session now wants: a close, a cut, a look at the time."""
         session = self.session
         if session.to_close:
             self._half_close()
@@ -177,22 +161,6 @@ class Connection(asyncio.Protocol):
     def send(self, message: msgspec.Struct) -> None:
         self.send_bytes(encode(message))
 
-    def flush(self) -> None:
-        """Write what is queued (the server calls this once per pass of the loop)."""
-        session = self.session
-        out = session.queued
-        if not out:
-            return
-        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
-        transport = self.transport
-        if transport is None or transport.is_closing():
-            return
-        transport.write(out[0] if len(out) == 1 else b"".join(out))
-        if transport.get_write_buffer_size() > self.server.config.send_limit:
-            log.info("%s reads too slowly: cut off", self.peer)
-            self.session.lost()
-            transport.abort()
-
     def send_error(self, error: ProtocolError) -> None:
         self.send(Error(error.code, error.message, error.id))
 
@@ -206,12 +174,88 @@ class Connection(asyncio.Protocol):
         self._after()
 
     def close(self) -> None:
-        """Flush, then half-close: shut the write side and drop what the client still
-        sends until it closes its side, or the linger passes."""
+        """Say nothing more: what is queued goes out, then the transport is closed
+        (see ``_half_close``)."""
         self.session.close()
         self._after()
 
+    def flush(self) -> None:
+        """Write what is queued."""
+        raise NotImplementedError
+
     def _half_close(self) -> None:
+        """The session said its last word: send what is queued, then stop sending."""
+        raise NotImplementedError
+
+    def cut(self) -> None:
+        """End a connection that is closing: now, even if the client is still sending."""
+        raise NotImplementedError
+
+
+class TcpConnection(Connection, asyncio.Protocol):
+    """A client's connection over TCP, from its first byte to the end of its linger.
+
+    Built on ``asyncio.Protocol`` (callbacks, no task per connection): bytes go to
+    the session as they arrive, its messages are handled at once, and writes
+    never wait (everything queued in one pass of the loop goes out in one write),
+    so a slow reader is cut instead of stalling anyone else. A connection that
+    ends on an error says why and then half-closes: the error is flushed, the
+    write side is shut, and whatever the client still sends is read and dropped
+    until it closes too (or the linger passes). Closing at once with the
+    client's bytes unread would have the kernel reset the connection, and the
+    client would often never read the error.
+    """
+
+    def __init__(self, server: Server) -> None:
+        # A frame queued where none was asks the server for a write at the end of
+        # this pass of the loop: straight to it, as this is done for most frames sent.
+        super().__init__(server, on_output=partial(server.flush_soon, self))
+        self.transport: asyncio.Transport | None = None
+
+    # -- asyncio callbacks ----------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # uvloop's is not a subclass
+        self._opened(transport.get_extra_info("peername"))
+
+    def data_received(self, data: bytes) -> None:
+        session = self.session
+        if session.closed:
+            return
+        now = self.server.loop.time()
+        for body in session.receive_data(data, now):
+            self._take(body, now)
+        self._after()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._gone()
+
+    def pause_writing(self) -> None:
+        # The kernel buffer is full; asyncio now queues in user space. ``flush``
+        # watches that queue and cuts the connection past ``send_limit``.
+        pass
+
+    # -- the transport ---------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Write what is queued (the server calls this once per pass of the loop)."""
+        session = self.session
+        out = session.queued
+        if not out:
+            return
+        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(out[0] if len(out) == 1 else b"".join(out))
+        if transport.get_write_buffer_size() > self.server.config.send_limit:
+            log.info("%s reads too slowly: cut off", self.peer)
+            session.lost()
+            transport.abort()
+
+    def _half_close(self) -> None:
+        """Flush, then shut the write side; what the client still sends is dropped
+        until it closes its side, or the linger passes."""
         session = self.session
         self.flush()  # what was queued (a last error, a goodbye) still goes out
         session.to_close = False
@@ -230,7 +274,6 @@ class Connection(asyncio.Protocol):
         self.server.closing.add(self)
 
     def cut(self) -> None:
-        """End a connection that is closing: now, even if the client is still sending."""
         self.session.to_cut = False
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()

@@ -3,7 +3,7 @@
 A ``Session`` is given what arrives (bytes of a stream, or whole frames) and the
 time, and keeps what follows: the client's messages to handle, in order; the
 frames to send; whether to close, and when to look at it again. Its asyncio
-shell over TCP is ``server.connection.Connection``; another transport (a
+shell over TCP is ``server.connection.TcpConnection``; another transport (a
 WebSocket, whose messages are whole frames) is another shell over the same
 session, with the same limits and errors.
 """
