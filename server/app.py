@@ -99,8 +99,6 @@ class Server:
             self._server.close()
         if self.heap is not None:
             self.heap.stop()
-        if self.web is not None:
-            await self.web.stop()  # browsers are read-only: they lose nothing
         if self.announcer is not None:
             await self.announcer.stop()  # the LAN hears the goodbye first
         self.bots.close()  # whatever the bots are thinking, it ends now
@@ -110,6 +108,8 @@ class Server:
                 await task
         for conn in list(self.connections):
             conn.bye(reason)
+        if self.web is not None:  # its players have their goodbye on the way
+            await self.web.stop()
         await self.journal.close()
         if self.store is not None:
             await self.loop.run_in_executor(None, self.store.close)

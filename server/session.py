@@ -157,6 +157,15 @@ class Session:
             self._update_deadline()
         return bodies
 
+    def receive_frame(self, body: bytes, now: float) -> Message | None:
+        """A whole frame from a transport that frames messages itself (a WebSocket):
+        its message, as ``take`` gives it, after the same size limit as a stream's."""
+        limit = self.config.max_frame
+        if len(body) > limit:
+            self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(FrameTooLarge(len(body), limit))))
+            return None
+        return self.take(body, now)
+
     def take(self, body: bytes, now: float) -> Message | None:
         """A whole frame's body (from ``receive_data``, or a transport of whole frames):
         its message to handle, or None when it was dropped or refused (said so in

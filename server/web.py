@@ -2,11 +2,13 @@
 
 A spectator on the LAN opens a page and needs nothing installed. The view lives in the
 server's own event loop (aiohttp serves HTTP and WebSockets from one asyncio loop, the
-same one the game server runs in) and it is read-only: it answers GETs and sends, never
-receives. It sees a table as a spectator does and no more: it listens on the table's
-``onlookers`` hook, which hands it the spectator's copy of each event (``seen_by(None)``)
-and the public ``turn``; a replay is the spectator's copies of the stored log. No hidden
-card can reach a browser because none is ever given to this module.
+same one the game server runs in). What it shows is read-only: it sees a table as a
+spectator does and no more: it listens on the table's ``onlookers`` hook, which hands
+it the spectator's copy of each event (``seen_by(None)``) and the public ``turn``; a
+replay is the spectator's copies of the stored log. No hidden card can reach a
+watching browser because none is ever given to this module. Players are another
+matter: ``/play`` is protocol v1 over a WebSocket (``server.websocket``), where a
+seat gets what it would get over TCP, from the same session and lobby.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from leastscore.game import Event, MatchStarted
 from leastscore.game.narrate import describe
 from leastscore.protocol.convert import match_state
 from leastscore.protocol.messages import Turn
+
+from .websocket import play_socket
 
 if TYPE_CHECKING:
     from .app import Server
@@ -198,6 +202,10 @@ async def replay(request: web.Request) -> web.Response:
     return _reply({"match": record, "steps": spectator_log(events or [])})
 
 
+async def play(request: web.Request) -> web.StreamResponse:
+    return await play_socket(request.app[SERVER], request)
+
+
 def make_app(server: Server) -> web.Application:
     app = web.Application()
     app[SERVER] = server
@@ -207,6 +215,7 @@ def make_app(server: Server) -> web.Application:
     app.router.add_get("/api/matches", matches)
     app.router.add_get("/api/replay/{id}", replay)
     app.router.add_get("/ws/table/{id}", table_socket)
+    app.router.add_get("/play", play)
     return app
 
 

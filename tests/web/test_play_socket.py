@@ -1,0 +1,271 @@
+"""Protocol v1 over a WebSocket on the web port (PROTOCOL.md, "Over a WebSocket").
+
+Real sockets on loopback: a real server with its web view, aiohttp's WebSocket
+client for the player, and the raw TCP client beside it at the same table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from leastscore.game import Event, Played, RoundStarted
+from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.protocol import decode_server
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+
+from ..server.conftest import Raw, raw_player
+from .test_live import cards_in, public_cards
+
+pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
+
+import aiohttp
+from leastscore.server.web import WebView
+
+VECTORS = Path(__file__).parents[2] / "protocol" / "vectors" / "messages.json"
+MALFORMED = {"bad_frame", "bad_message", "unknown_type", "hello_required", "frame_too_large"}
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[Server, WebView]]:
+    server = Server(ServerConfig(port=0, bot_delay=0.0, grace_period=5.0))
+    await server.start()
+    view = WebView(server, "127.0.0.1", 0)
+    await view.start()
+    server.web = view
+    yield server, view
+    await server.shutdown()
+
+
+class Socket:
+    """A protocol v1 client over a WebSocket: a MessagePack map per binary message."""
+
+    def __init__(self, http: Any, ws: Any) -> None:
+        self.http, self.ws = http, ws
+        self.pending: list[dict[str, Any]] = []
+        self.bodies: list[bytes] = []
+        self.sending: set[asyncio.Future[None]] = set()
+
+    @classmethod
+    async def open(cls, view: WebView, **headers: str) -> Socket:
+        http = aiohttp.ClientSession()
+        try:
+            ws = await http.ws_connect(view.address + "play", headers=headers)
+        except BaseException:
+            await http.close()
+            raise
+        return cls(http, ws)
+
+    def send(self, message: dict[str, Any]) -> None:
+        sending = asyncio.ensure_future(self.ws.send_bytes(msgspec.msgpack.encode(message)))
+        self.sending.add(sending)
+        sending.add_done_callback(self.sending.discard)
+
+    async def recv(self, timeout: float = 30) -> dict[str, Any] | None:
+        """The next message; None once the server closed."""
+        if self.pending:
+            return self.pending.pop(0)
+        message = await self.ws.receive(timeout=timeout)
+        if message.type is not aiohttp.WSMsgType.BINARY:
+            return None
+        self.bodies.append(message.data)
+        assert decode_server(message.data) is not None, message.data  # a message of v1
+        decoded: dict[str, Any] = msgspec.msgpack.decode(message.data)
+        return decoded
+
+    async def until(self, kind: str, **match: Any) -> dict[str, Any]:
+        while True:
+            message = await self.recv()
+            assert message is not None, f"closed before {kind}"
+            if message["type"] == kind and all(message.get(k) == v for k, v in match.items()):
+                return message
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self.http.close()
+
+
+def visible_to(log: list[Event], seat: int) -> dict[int, set[str]]:
+    """By round, the cards ``seat`` may see: the public ones, its own hand as dealt
+    and every card it drew."""
+    seen = public_cards(log)
+    round_ = 0
+    for event in log:
+        if isinstance(event, RoundStarted):
+            round_ = event.round
+            seen[round_] |= set(event.hands[seat] or ())
+        elif isinstance(event, Played) and event.seat == seat and event.drawn:
+            seen[round_].add(event.drawn)
+    return seen
+
+
+async def play_to_the_end(player: Socket) -> dict[str, Any]:
+    """Play as ``raw_player`` does: the last legal group from the deck, declare at 4."""
+    next_id = 100
+    while True:
+        message = await player.recv()
+        assert message is not None
+        if message["type"] == "match_end":
+            return message
+        if message["type"] != "turn" or "hand" not in message:
+            continue
+        next_id += 1
+        if message["can_declare"] and sum(VALUE[BY_NAME[c]] for c in message["hand"]) <= 4:
+            player.send({"type": "declare", "id": next_id})
+        else:
+            take = "deck" if message["can_draw"] else message["open"][0]
+            player.send(
+                {"type": "play", "id": next_id, "discard": message["legal"][-1], "take": take}
+            )
+
+
+async def test_a_whole_match_is_played_over_the_websocket(served: tuple[Server, WebView]):
+    _, view = served
+    ann = await Socket.open(view)
+    ann.send({"type": "hello", "protocol": [1], "name": "Ann", "id": 1})
+    welcome = await ann.until("welcome", id=1)
+    assert welcome["protocol"] == 1 and welcome["token"]
+    ann.send({"type": "create", "seats": 2, "rules": {"threshold": 20}, "id": 2})
+    await ann.until("ok", id=2)
+    ann.send({"type": "add_bot", "level": "greedy", "id": 3})
+    end = await asyncio.wait_for(play_to_the_end(ann), 120)
+    assert sorted(s["seat"] for s in end["standings"]) == [0, 1]
+    await ann.close()
+
+
+async def test_a_websocket_player_and_a_tcp_player_share_a_table(served: tuple[Server, WebView]):
+    server, view = served
+    ann = await Socket.open(view)
+    ann.send({"type": "hello", "protocol": [1], "name": "Ann", "id": 1})
+    await ann.until("welcome", id=1)
+    ann.send({"type": "create", "seats": 2, "rules": {"threshold": 20}, "id": 2})
+    table = (await ann.until("ok", id=2))["table"]
+    bea = await Raw.connect(server.port)
+    await bea.hello("Bea")
+    bea.send({"type": "join", "table": table, "id": 1})
+    await bea.until("ok", id=1)
+    ends = await asyncio.wait_for(asyncio.gather(play_to_the_end(ann), raw_player(bea)), 120)
+    assert ends[0]["standings"] == ends[1]["standings"]
+    frames = [msgspec.msgpack.decode(body) for body in ann.bodies]
+    (start,) = [m for m in frames if m["type"] == "match_start"]
+    assert start["seats"] == ["Ann", "Bea"]
+    match = server.lobby.tables[table].match
+    assert match is not None and match.over
+    seen = visible_to(list(match.log), seat=0)
+    round_ = 0
+    for frame in frames:  # every frame Ann got, against the engine's full log
+        if frame["type"] == "round_start":
+            round_ = frame["round"]
+        leaked = cards_in(frame) - seen[round_]
+        assert not leaked, f"Ann saw {leaked} in {frame}"
+    assert any(f["type"] == "turn" and f.get("hand") for f in frames)  # her own hand, only
+    await ann.close()
+    bea.close()
+
+
+async def test_a_token_from_a_websocket_resumes_over_tcp(served: tuple[Server, WebView]):
+    server, view = served
+    ann = await Socket.open(view)
+    ann.send({"type": "hello", "protocol": [1], "name": "Ann", "id": 1})
+    token = (await ann.until("welcome", id=1))["token"]
+    ann.send({"type": "create", "seats": 3, "id": 2})
+    table = (await ann.until("ok", id=2))["table"]
+    await ann.close()  # a phone that slept
+    back = await Raw.connect(server.port)
+    back.send({"type": "hello", "protocol": [1], "token": token, "id": 1})
+    assert (await back.until("welcome", id=1))["resumed"] is True
+    assert (await back.until("state"))["table"]["id"] == table
+    back.close()
+
+
+async def test_a_page_of_another_site_is_refused_and_the_server_s_own_is_not(
+    served: tuple[Server, WebView],
+):
+    _, view = served
+    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+        await Socket.open(view, Origin="http://elsewhere.example")
+    assert refused.value.status == 403
+    own = await Socket.open(view, Origin=view.address.rstrip("/"))
+    own.send({"type": "hello", "protocol": [1], "id": 1})
+    await own.until("welcome", id=1)
+    await own.close()
+
+
+async def test_the_first_message_must_be_hello_and_then_the_socket_closes(
+    served: tuple[Server, WebView],
+):
+    _, view = served
+    client = await Socket.open(view)
+    client.send({"type": "ping", "id": 9})
+    error = await client.until("error")
+    assert (error["code"], error["id"]) == ("hello_required", 9)
+    assert await client.recv() is None  # then closed
+    await client.close()
+
+
+async def test_a_text_message_is_no_frame(served: tuple[Server, WebView]):
+    _, view = served
+    client = await Socket.open(view)
+    await client.ws.send_str(json.dumps({"type": "hello", "protocol": [1]}))
+    assert (await client.until("error"))["code"] == "bad_frame"
+    assert await client.recv() is None
+    await client.close()
+
+
+async def test_a_frame_over_the_limit_gets_frame_too_large(served: tuple[Server, WebView]):
+    server, view = served
+    client = await Socket.open(view)
+    client.send({"type": "hello", "protocol": [1], "id": 1})
+    await client.until("welcome", id=1)
+    big = {"type": "chat", "text": "x" * (server.config.max_frame + 10), "id": 2}
+    client.send(big)
+    error = await client.until("error")
+    assert error["code"] == "frame_too_large", error
+    await client.close()
+
+
+async def test_every_client_message_of_the_vectors_is_understood_over_the_websocket(
+    served: tuple[Server, WebView],
+):
+    _, view = served
+    vectors = json.loads(VECTORS.read_text())["messages"]
+    client = await Socket.open(view)
+    client.send({"type": "hello", "protocol": [1], "name": "vectors", "id": 1})
+    await client.until("welcome", id=1)
+    sent = 0
+    for vector in vectors:
+        kind = vector["message"]["type"]
+        if vector["from"] != "client" or kind in ("hello", "bye", "leave"):
+            continue
+        await client.ws.send_bytes(bytes.fromhex(vector["frame"])[4:])  # the body alone
+        sent += 1
+    client.send({"type": "ping", "id": 424242})
+    codes = []
+    while (message := await client.recv()) is not None:
+        if message["type"] == "error":
+            codes.append(message["code"])
+        if message["type"] == "pong" and message.get("id") == 424242:
+            break
+    assert sent > 10 and not MALFORMED & set(codes), codes
+    await client.close()
+
+
+async def test_a_server_shutting_down_says_goodbye_over_the_websocket(
+    served: tuple[Server, WebView],
+):
+    server, view = served
+    client = await Socket.open(view)
+    client.send({"type": "hello", "protocol": [1], "id": 1})
+    await client.until("welcome", id=1)
+    stopping = asyncio.ensure_future(server.shutdown())
+    bye = await client.until("bye")
+    assert "shutting down" in bye["reason"]
+    assert await client.recv() is None
+    await client.close()
+    await stopping
