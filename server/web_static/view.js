@@ -280,6 +280,7 @@ async function route() {
   const parts = (location.hash.replace(/^#\/?/, "") || "").split("/");
   try {
     if (parts[0] === "table" && parts[1]) showTable(decodeURIComponent(parts[1]));
+    else if (parts[0] === "play") showPlay();
     else if (parts[0] === "history") await showHistory();
     else if (parts[0] === "replay" && parts[1]) await showReplay(parts[1]);
     else await showLobby();

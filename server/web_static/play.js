@@ -1,0 +1,323 @@
+"use strict";
+// A seat at the table from the browser: protocol v1 over the WebSocket at /play
+// (PROTOCOL.md, "Over a WebSocket"), the same messages a terminal player sends. The
+// resume token is kept in this browser, so a reload or a phone that slept comes back
+// to its seat. Everything shown is what this player's frames hold: the board is the
+// spectator's fold of the events (view.js), plus this seat's own hand.
+
+const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAME = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const LEVELS = ["greedy", "counter", "expert", "random"];
+const TOKEN_KEY = "leastscore.token." + location.host;
+const NAME_KEY = "leastscore.name";
+
+function cardLabel(name) {
+  const rank = name.slice(0, -1), suit = name.slice(-1);
+  return (RANK_NAME[rank] || rank) + " of " + (SUIT_NAME[suit] || suit);
+}
+
+function sameCards(a, b) {
+  return a.length === b.length && a.every((c) => b.includes(c));
+}
+
+class Seat {
+  constructor(into) {
+    this.into = into;
+    this.ws = null;
+    this.nextId = 1;
+    this.you = null;          // this player's seat in the match, if any
+    this.table = null;        // the table info, while at a table
+    this.board = newBoard();
+    this.hand = [];
+    this.pending = null;      // the move this player is to answer
+    this.selected = [];
+    this.said = "";           // the last refusal or notice, in one line
+    this.refused = false;     // whether it is a refusal (an error from the server)
+    this.tables = [];
+    this.chat = [];
+    this.tries = 0;
+    this.leaving = false;
+  }
+
+  // -- the connection ------------------------------------------------------------------
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(scheme + location.host + "/play");
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => {
+      const hello = { type: "hello", protocol: [1], name: localStorage.getItem(NAME_KEY) || "", client: "leastscore-web/1" };
+      const token = localStorage.getItem(TOKEN_KEY);
+      if (token) hello.token = token;
+      this.send(hello);
+    };
+    ws.onmessage = (m) => this.receive(Wire.decodeBody(m.data));
+    ws.onclose = () => this.lost();
+  }
+
+  send(message) {
+    if (message.type !== "hello") message.id = this.nextId++;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(Wire.encodeBody(message));
+  }
+
+  lost() {
+    if (this.leaving) return;
+    this.tries += 1;
+    this.said = this.tries > 10 ? "The server is gone." : "Connection lost: coming back\u2026";
+    this.draw();
+    if (this.tries <= 10) setTimeout(() => this.connect(), Math.min(4000, 250 * 2 ** this.tries));
+  }
+
+  close() {
+    this.leaving = true;
+    if (this.ws) this.ws.close();
+  }
+
+  // -- what the server says --------------------------------------------------------------
+
+  receive(m) {
+    if (m.type !== "error" && m.type !== "chat") this.refused = false;
+    const handler = this["on_" + m.type];
+    if (handler) handler.call(this, m);
+    else if (m.type in EVENT_TYPES) this.event(m);
+    this.draw();
+  }
+
+  on_welcome(m) {
+    this.tries = 0;
+    this.said = "";
+    localStorage.setItem(TOKEN_KEY, m.token);
+    if (!m.resumed) this.send({ type: "tables" });
+  }
+
+  on_error(m) {
+    if (m.code === "bad_token") {  // the seat is gone: start afresh
+      localStorage.removeItem(TOKEN_KEY);
+      this.ws.onclose = null;
+      this.ws.close();
+      this.connect();
+      return;
+    }
+    this.said = m.message;
+    this.refused = true;
+  }
+
+  on_tables(m) { this.tables = m.tables; }
+  on_ok(m) {
+    if (m.seat !== undefined) this.you = m.seat;
+    if (m.table === undefined && this.table === null) this.send({ type: "tables" });
+  }
+  on_table(m) { this.table = m.table; }
+  on_chat(m) { this.chat.push(m.name + ": " + m.text); }
+  on_player_left(m) { this.said = m.name + " lost the connection"; }
+  on_player_back(m) { this.said = m.name + " is back"; }
+  on_player_replaced(m) { this.said = "A bot plays for " + m.name + " until they are back"; }
+  on_bye(m) { this.said = m.reason; }
+
+  on_state(m) {
+    this.table = m.table;
+    this.you = m.you === undefined ? null : m.you;
+    this.board = fromState({ table: m.table, match: m.match });
+    this.hand = m.match && m.match.hand ? m.match.hand.slice() : [];
+    this.pending = null;
+    if (m.match && m.match.to_move === this.you && m.match.legal) this.ask(m.match);
+  }
+
+  on_turn(m) {
+    applyTurn(this.board, m);
+    this.pending = null;
+    if (m.hand) { this.hand = m.hand.slice(); this.ask(m); }
+  }
+
+  ask(turn) {
+    this.pending = { round: turn.round, turn: turn.turn, legal: turn.legal, open: turn.open,
+      canDeclare: turn.can_declare, canDraw: turn.can_draw };
+    this.selected = [];
+  }
+
+  event(e) {
+    apply(this.board, e, null);
+    if (e.type === "match_start") this.send({ type: "state" });  // the seat this player holds in it
+    if (e.type === "round_start" && this.you !== null && e.hands[this.you]) this.hand = e.hands[this.you].slice();
+    const mine = e.type === "played" && e.seat === this.you;
+    if (mine) {
+      this.hand = this.hand.filter((c) => !e.discard.includes(c));
+      const got = e.took || e.drawn;
+      if (got) this.hand.push(got);
+    }
+    if (mine || e.type === "declared" || e.type === "round_void" || e.type === "match_end") this.pending = null;
+  }
+
+  // -- moves -----------------------------------------------------------------------------
+
+  toggle(name) {
+    const i = this.selected.indexOf(name);
+    if (i >= 0) this.selected.splice(i, 1); else this.selected.push(name);
+    this.draw();
+  }
+
+  selection() {
+    const legal = this.pending ? this.pending.legal : [];
+    const s = this.selected;
+    if (!s.length) return { legal: false, line: "Choose the cards to discard." };
+    if (legal.some((g) => sameCards(g, s))) return { legal: true, line: "Now take an open card or draw from the deck." };
+    const grows = legal.filter((g) => s.every((c) => g.includes(c)));
+    if (grows.length) return { legal: false, line: "Add to make a legal group: " + grows.map((g) => g.join(" ")).join(" \u00b7 ") };
+    return { legal: false, line: s.join(" ") + " is not a legal group: a single card, a set of one rank, or a run of three or more." };
+  }
+
+  play(take) {
+    const p = this.pending;
+    this.send({ type: "play", discard: this.selected.slice(), take, round: p.round, turn: p.turn });
+  }
+
+  declare() {
+    const p = this.pending;
+    this.send({ type: "declare", round: p.round, turn: p.turn });
+  }
+
+  // -- drawing -----------------------------------------------------------------------------
+
+  draw() {
+    this.into.replaceChildren();
+    if (this.said) add(this.into, el("p", "notice" + (this.refused ? " refused" : ""), this.said));
+    if (!this.table) this.drawLobby(); else this.drawTable();
+  }
+
+  drawLobby() {
+    add(this.into, el("h1", null, "Play"));
+    const form = el("form", "create");
+    const name = el("input"); name.name = "name"; name.placeholder = "Table name"; name.setAttribute("aria-label", "Table name");
+    const seats = el("select"); seats.name = "seats"; seats.setAttribute("aria-label", "Seats");
+    for (let n = 2; n <= 8; n++) { const o = el("option", null, n + " seats"); o.value = n; if (n === 4) o.selected = true; seats.appendChild(o); }
+    const threshold = el("input"); threshold.type = "number"; threshold.min = 1; threshold.value = 100; threshold.name = "threshold";
+    threshold.setAttribute("aria-label", "Out above this score");
+    const password = el("input"); password.type = "password"; password.name = "password"; password.placeholder = "Password (optional)";
+    password.setAttribute("aria-label", "Password");
+    const create = el("button", "create-table", "Create a table");
+    add(form, name, seats, add(el("label"), el("span", null, "Out above "), threshold), password, create);
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      const message = { type: "create", seats: Number(seats.value), rules: { threshold: Number(threshold.value) } };
+      if (name.value) message.name = name.value;
+      if (password.value) message.password = password.value;
+      this.send(message);
+    };
+    add(this.into, form);
+    const list = el("div", "tables");
+    if (!this.tables.length) add(list, el("p", "muted", "No tables yet: create one."));
+    for (const t of this.tables) list.appendChild(this.tableRow(t));
+    const refresh = el("button", "refresh", "Refresh");
+    refresh.onclick = () => this.send({ type: "tables" });
+    add(this.into, add(el("h2", null, "Tables "), refresh), list);
+  }
+
+  tableRow(t) {
+    const row = add(el("div", "table-row"), el("b", null, t.name),
+      el("span", "muted", " " + t.players.map((p) => p.name).join(", ") + " \u00b7 " + t.players.length + "/" + t.seats +
+        (t.playing ? " \u00b7 playing" : "")));
+    row.dataset.table = t.id;
+    const password = el("input");
+    if (t.locked) { password.type = "password"; password.placeholder = "Password"; password.setAttribute("aria-label", "Password"); row.appendChild(password); }
+    const join = (watch) => () => {
+      const message = { type: "join", table: t.id, watch };
+      if (t.locked) message.password = password.value;
+      this.send(message);
+    };
+    const sit = el("button", "sit", "Sit"); sit.onclick = join(false); sit.disabled = t.playing || t.players.length >= t.seats;
+    const watch = el("button", "watch", "Watch"); watch.onclick = join(true);
+    return add(row, sit, watch);
+  }
+
+  drawTable() {
+    const t = this.table;
+    add(this.into, el("h1", null, t.name));
+    const controls = el("div", "controls");
+    if (!t.playing) {
+      const level = el("select"); level.setAttribute("aria-label", "Bot level");
+      for (const l of LEVELS) { const o = el("option", null, l); o.value = l; level.appendChild(o); }
+      const addBot = el("button", "add-bot", "Add a bot"); addBot.onclick = () => this.send({ type: "add_bot", level: level.value });
+      const start = el("button", "start", "Start"); start.onclick = () => this.send({ type: "start" });
+      add(controls, level, addBot, start);
+    }
+    const leave = el("button", "leave", "Leave");
+    leave.onclick = () => { this.send({ type: "leave" }); this.table = null; this.you = null; this.board = newBoard(); };
+    add(this.into, add(controls, leave));
+    if (!t.playing && !this.board.names.length) {
+      add(this.into, el("p", "muted", "Seated: " + t.players.map((p) => p.name).join(", ") + " (" + t.players.length + "/" + t.seats + ")"));
+    }
+    if (this.board.names.length) drawBoard(this.board, this.into, true);
+    if (this.you !== null && this.hand.length) this.drawHand();
+    this.drawChat();
+  }
+
+  drawHand() {
+    const mine = this.pending !== null;
+    const box = add(el("section", "my-hand" + (mine ? " to-move" : "")), el("h2", null, mine ? "Your move" : "Your hand"));
+    box.id = "hand";
+    if (mine) box.dataset.move = this.pending.round + "." + this.pending.turn;
+    const row = el("div", "cards");
+    for (const name of this.hand) {
+      const button = el("button", "card-button");
+      button.appendChild(card(name));
+      button.dataset.card = name;
+      button.setAttribute("aria-label", cardLabel(name));
+      button.setAttribute("aria-pressed", String(this.selected.includes(name)));
+      button.disabled = !mine;
+      button.onclick = () => this.toggle(name);
+      row.appendChild(button);
+    }
+    add(box, row);
+    if (mine) add(box, this.moveControls());
+    add(this.into, box);
+  }
+
+  moveControls() {
+    const p = this.pending, choice = this.selection();
+    const line = el("p", "selection", choice.line);
+    const buttons = el("div", "controls");
+    for (const open of p.open) {
+      const take = el("button", "take", "Take " + open);
+      take.dataset.card = open; take.setAttribute("aria-label", "Take the " + cardLabel(open));
+      take.disabled = !choice.legal; take.onclick = () => this.play(open);
+      buttons.appendChild(take);
+    }
+    const deck = el("button", "draw", "Draw from the deck");
+    deck.disabled = !choice.legal || !p.canDraw; deck.onclick = () => this.play("deck");
+    const declare = el("button", "declare", "Declare");
+    declare.disabled = !p.canDeclare; declare.onclick = () => this.declare();
+    return add(el("div"), line, add(buttons, deck, declare));
+  }
+
+  drawChat() {
+    const box = el("section", "chat");
+    const lines = el("ul", "chat-lines");
+    for (const line of this.chat.slice(-20)) lines.appendChild(el("li", null, line));
+    const form = el("form");
+    const text = el("input"); text.maxLength = 500; text.setAttribute("aria-label", "Say something");
+    form.onsubmit = (e) => { e.preventDefault(); if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() }); };
+    add(this.into, add(box, lines, add(form, text, el("button", null, "Say"))));
+  }
+}
+
+const EVENT_TYPES = { match_start: 1, round_start: 1, played: 1, reshuffled: 1, declared: 1, resigned: 1, round_void: 1, match_end: 1 };
+let seat = null;
+
+function showPlay() {
+  if (!localStorage.getItem(NAME_KEY)) {
+    add(main, el("h1", null, "Play"));
+    const form = el("form", "name-form");
+    const name = el("input"); name.maxLength = 32; name.required = true; name.setAttribute("aria-label", "Your name");
+    name.placeholder = "Your name";
+    form.onsubmit = (e) => { e.preventDefault(); localStorage.setItem(NAME_KEY, name.value.trim()); route(); };
+    add(main, add(form, name, el("button", null, "Sit down")));
+    return;
+  }
+  const here = el("div", "play");
+  here.id = "play";
+  main.appendChild(here);
+  if (seat === null) { seat = new Seat(here); seat.connect(); }
+  else { seat.into = here; }
+  seat.draw();
+}

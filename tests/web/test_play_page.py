@@ -1,0 +1,131 @@
+"""A seat in the browser: a person plays a whole match on the page, by tap and click.
+
+A real Chromium drives the page against a real server over loopback; the page speaks
+protocol v1 over the WebSocket at /play. What the page shows is checked against the
+engine's full log: no card of another seat's hand ever reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.server.app import Server
+from leastscore.server.config import ServerConfig
+
+from .test_live import no_sideways_scroll, public_cards
+from .test_play_socket import visible_to
+
+pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
+
+from leastscore.server.web import WebView
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[Server, WebView]]:
+    server = Server(ServerConfig(port=0, bot_delay=0.0, grace_period=30.0))
+    await server.start()
+    view = WebView(server, "127.0.0.1", 0)
+    await view.start()
+    server.web = view
+    yield server, view
+    await server.shutdown()
+
+
+async def my_move(page: Any) -> bool:
+    """Make one move on the page when it is this player's: declare at 4 or less, else
+    discard the highest card alone and draw. False when the match is over."""
+    await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
+    if await page.locator("#standings").count():
+        return False
+    asked = await page.locator("#hand.to-move").get_attribute("data-move")
+    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    declare = page.locator("#hand button.declare")
+    if sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and await declare.is_enabled():
+        await declare.click()
+    else:
+        highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+        await page.locator(f"#hand .card-button[data-card='{highest}']").click()
+        assert "take" in (await page.locator("#hand .selection").inner_text()).lower()
+        draw = page.locator("#hand button.draw")
+        await (draw if await draw.is_enabled() else page.locator("#hand button.take").first).click()
+    await page.wait_for_function(  # the move was taken: the page asks another, or none
+        "asked => { const h = document.querySelector('#hand.to-move');"
+        " return !h || h.dataset.move !== asked; }",
+        arg=asked,
+        timeout=30_000,
+    )
+    refused = page.locator(".notice.refused")
+    assert not await refused.count(), await refused.inner_text()
+    return True
+
+
+async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_the_seat(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    server, view = served
+    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(view.address + "#/play")
+    await page.get_by_label("Your name").fill("Ann")
+    await page.get_by_role("button", name="Sit down").click()
+    await page.get_by_label("Seats").select_option("2")
+    await page.get_by_label("Out above this score").fill("30")
+    await page.get_by_role("button", name="Create a table").click()
+    await page.get_by_label("Bot level").select_option("greedy")
+    await page.get_by_role("button", name="Add a bot").click()
+    moves = 0
+    while await my_move(page):
+        moves += 1
+        if moves == 3:  # a reload, as a phone that slept: back to the same seat
+            await page.reload()
+            await page.locator("#hand").wait_for(timeout=30_000)
+        if moves % 5 == 0:
+            await no_sideways_scroll(page)
+    assert moves > 3 and not errors, errors
+
+    (table,) = server.lobby.tables.values()
+    match = table.match
+    assert match is not None and match.over
+    assert list(match.names)[0] == "Ann"
+    log = list(match.log)
+    anywhere = set().union(*public_cards(log).values())
+    shown = await page.eval_on_selector_all(
+        "#play [data-card]:not(#hand [data-card])", "e => e.map(c => c.dataset.card)"
+    )
+    assert set(shown) <= anywhere  # the board, the reveal: public cards only
+    hers = set().union(*visible_to(log, seat=0).values())
+    mine = await page.eval_on_selector_all("#hand [data-card]", "e => e.map(c => c.dataset.card)")
+    assert set(mine) <= hers
+    assert await page.locator("#standings").inner_text()
+
+
+async def test_an_illegal_selection_is_explained_and_cannot_be_played(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    _, view = served
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await page.goto(view.address + "#/play")
+    await page.get_by_label("Your name").fill("Bea")
+    await page.get_by_role("button", name="Sit down").click()
+    await page.get_by_label("Seats").select_option("2")
+    await page.get_by_role("button", name="Create a table").click()
+    await page.get_by_role("button", name="Add a bot").click()
+    await page.locator("#hand.to-move").wait_for(timeout=60_000)
+    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    ranks = {c[0] for c in hand}
+    pair = [c for c in hand if c[0] == next(iter(ranks))][:1]
+    other = [c for c in hand if c[0] != pair[0][0] and abs(VALUE[BY_NAME[c]] - VALUE[BY_NAME[pair[0]]]) > 2]
+    if not other:
+        pytest.skip("a dealt hand with no two cards far apart")
+    for name in (pair[0], other[0]):  # two cards of different ranks, far apart: no group
+        await page.locator(f"#hand .card-button[data-card='{name}']").click()
+    line = await page.locator("#hand .selection").inner_text()
+    assert "not a legal group" in line
+    assert await page.locator("#hand button.draw").is_disabled()
+    assert await page.locator(f"#hand .card-button[data-card='{pair[0]}']").get_attribute(
+        "aria-label"
+    )
