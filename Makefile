@@ -82,9 +82,9 @@ soak: $(STAMP)
 # -D leastscore -l CODE, then add it to leastscore/lang.py.
 LOCALE := leastscore/locale
 catalogs: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg --no-location --project=leastscore \
+	$(BIN)/pybabel extract -F babel.cfg -k _f --no-location --project=leastscore \
 		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \
-		-o $(LOCALE)/leastscore.pot game client leastscore
+		-o $(LOCALE)/leastscore.pot game client leastscore server/web_static
 	$(BIN)/pybabel update -i $(LOCALE)/leastscore.pot -d $(LOCALE) -D leastscore \
 		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D leastscore --statistics

@@ -184,6 +184,14 @@ says each one in its player's language when it arrives (``heard``)."""
 
 
 @cache
+def words(code: str) -> dict[str, str]:
+    """Every singular message of ``code``'s catalog, translated: what a page that
+    speaks the language is sent (it looks its words up; English needs none)."""
+    table = getattr(catalog(code), "_catalog", {})
+    return {k: v for k, v in table.items() if isinstance(k, str) and k and isinstance(v, str)}
+
+
+@cache
 def _pattern(message: str) -> re.Pattern[str]:
     """``there is no table {table}`` as a regular expression that finds the values."""
     regex, named = [], set()

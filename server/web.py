@@ -28,6 +28,8 @@ from leastscore.game.narrate import describe
 from leastscore.protocol.convert import match_state
 from leastscore.protocol.messages import Turn
 
+from leastscore.lang import LANGUAGES, words
+
 from .websocket import play_socket
 
 if TYPE_CHECKING:
@@ -133,6 +135,16 @@ def _reply(data: object) -> web.Response:
     return web.Response(body=_json.encode(data), content_type="application/json")
 
 
+async def page_words(request: web.Request) -> web.Response:
+    """The page's words in a language (``/api/words/fr``), from the catalogs."""
+    code = request.match_info["code"]
+    if code not in LANGUAGES:
+        raise web.HTTPNotFound(text=f"no language {code!r}: {', '.join(LANGUAGES)}")
+    response = _reply(words(code))
+    response.headers["Cache-Control"] = "max-age=3600"
+    return response
+
+
 async def lobby(request: web.Request) -> web.Response:
     server = request.app[SERVER]
     tables = [
@@ -212,6 +224,7 @@ def make_app(server: Server) -> web.Application:
     app.router.add_get("/", index)
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/lobby", lobby)
+    app.router.add_get("/api/words/{code}", page_words)
     app.router.add_get("/api/matches", matches)
     app.router.add_get("/api/replay/{id}", replay)
     app.router.add_get("/ws/table/{id}", table_socket)

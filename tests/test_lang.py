@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -49,15 +49,32 @@ def messages(c: Catalog) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bo
     return out
 
 
+PAGE = ROOT / "server" / "web_static"
+"""The web page's scripts, whose ``_("...")``, ``_f("...")`` and ``N_("...")`` are
+extracted too (the vendored codec is not)."""
+KEYWORDS = {**DEFAULT_KEYWORDS, "_f": None}
+
+
 def code_messages() -> set[str]:
     """Every message the code marks for translation, as ``make catalogs`` extracts them."""
     found = set()
-    for folder in SOURCES:
+    places = [(ROOT / folder, [("**.py", "python")]) for folder in SOURCES]
+    places.append((PAGE, [("**/view.js", "javascript"), ("**/play.js", "javascript")]))
+    for folder, method_map in places:
         for _file, _line, message, _comments, _context in extract_from_dir(
-            ROOT / folder, method_map=[("**.py", "python")]
+            folder, method_map=method_map, keywords=KEYWORDS
         ):
             found.add(message[0] if isinstance(message, tuple) else message)
     return found
+
+
+def test_the_page_marks_its_words_for_the_catalogs() -> None:
+    page = set()
+    for _file, _line, message, _comments, _context in extract_from_dir(
+        PAGE, method_map=[("**/play.js", "javascript")], keywords=KEYWORDS
+    ):
+        page.add(message)
+    assert {"Create a table", "Declare", "Take {card}", "hearts"} <= page
 
 
 @pytest.mark.parametrize("code", TRANSLATED)

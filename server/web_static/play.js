@@ -5,15 +5,15 @@
 // to its seat. Everything shown is what this player's frames hold: the board is the
 // spectator's fold of the events (view.js), plus this seat's own hand.
 
-const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
-const RANK_NAME = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const SUIT_NAME = { C: N_("clubs"), D: N_("diamonds"), H: N_("hearts"), S: N_("spades") };
+const RANK_NAME = { A: N_("ace"), T: "10", J: N_("jack"), Q: N_("queen"), K: N_("king") };
 const LEVELS = ["greedy", "counter", "expert", "random"];
 const TOKEN_KEY = "leastscore.token." + location.host;
 const NAME_KEY = "leastscore.name";
 
 function cardLabel(name) {
   const rank = name.slice(0, -1), suit = name.slice(-1);
-  return (RANK_NAME[rank] || rank) + " of " + (SUIT_NAME[suit] || suit);
+  return _f("{rank} of {suit}", { rank: _(RANK_NAME[rank] || rank), suit: _(SUIT_NAME[suit] || suit) });
 }
 
 function sameCards(a, b) {
@@ -64,7 +64,7 @@ class Seat {
   lost() {
     if (this.leaving) return;
     this.tries += 1;
-    this.said = this.tries > 10 ? "The server is gone." : "Connection lost: coming back\u2026";
+    this.said = this.tries > 10 ? _("The server is gone.") : _("Connection lost: coming back\u2026");
     this.draw();
     if (this.tries <= 10) setTimeout(() => this.connect(), Math.min(4000, 250 * 2 ** this.tries));
   }
@@ -110,9 +110,9 @@ class Seat {
   }
   on_table(m) { this.table = m.table; }
   on_chat(m) { this.chat.push(m.name + ": " + m.text); }
-  on_player_left(m) { this.said = m.name + " lost the connection"; }
-  on_player_back(m) { this.said = m.name + " is back"; }
-  on_player_replaced(m) { this.said = "A bot plays for " + m.name + " until they are back"; }
+  on_player_left(m) { this.said = _f("{name} lost the connection", { name: m.name }); }
+  on_player_back(m) { this.said = _f("{name} is back", { name: m.name }); }
+  on_player_replaced(m) { this.said = _f("A {level} bot now plays for {name}", { level: m.level, name: m.name }); }
   on_bye(m) { this.said = m.reason; }
 
   on_state(m) {
@@ -160,11 +160,11 @@ class Seat {
   selection() {
     const legal = this.pending ? this.pending.legal : [];
     const s = this.selected;
-    if (!s.length) return { legal: false, line: "Choose the cards to discard." };
-    if (legal.some((g) => sameCards(g, s))) return { legal: true, line: "Now take an open card or draw from the deck." };
+    if (!s.length) return { legal: false, line: _("Choose the cards to discard.") };
+    if (legal.some((g) => sameCards(g, s))) return { legal: true, line: _("Now take an open card or draw from the deck.") };
     const grows = legal.filter((g) => s.every((c) => g.includes(c)));
-    if (grows.length) return { legal: false, line: "Add to make a legal group: " + grows.map((g) => g.join(" ")).join(" \u00b7 ") };
-    return { legal: false, line: s.join(" ") + " is not a legal group: a single card, a set of one rank, or a run of three or more." };
+    if (grows.length) return { legal: false, line: _f("Add to make a legal group: {groups}", { groups: grows.map((g) => g.join(" ")).join(" \u00b7 ") }) };
+    return { legal: false, line: _f("{cards} is not a legal group: one card, cards of one rank, or a run of three or more", { cards: s.join(" ") }) };
   }
 
   play(take) {
@@ -186,17 +186,17 @@ class Seat {
   }
 
   drawLobby() {
-    add(this.into, el("h1", null, "Play"));
+    add(this.into, el("h1", null, _("Play")));
     const form = el("form", "create");
-    const name = el("input"); name.name = "name"; name.placeholder = "Table name"; name.setAttribute("aria-label", "Table name");
-    const seats = el("select"); seats.name = "seats"; seats.setAttribute("aria-label", "Seats");
-    for (let n = 2; n <= 8; n++) { const o = el("option", null, n + " seats"); o.value = n; if (n === 4) o.selected = true; seats.appendChild(o); }
+    const name = el("input"); name.name = "name"; name.placeholder = _("Table name"); name.setAttribute("aria-label", _("Table name"));
+    const seats = el("select"); seats.name = "seats"; seats.setAttribute("aria-label", _("Seats"));
+    for (let n = 2; n <= 8; n++) { const o = el("option", null, _f("{n} seats", { n })); o.value = n; if (n === 4) o.selected = true; seats.appendChild(o); }
     const threshold = el("input"); threshold.type = "number"; threshold.min = 1; threshold.value = 100; threshold.name = "threshold";
-    threshold.setAttribute("aria-label", "Out above this score");
-    const password = el("input"); password.type = "password"; password.name = "password"; password.placeholder = "Password (optional)";
-    password.setAttribute("aria-label", "Password");
-    const create = el("button", "create-table", "Create a table");
-    add(form, name, seats, add(el("label"), el("span", null, "Out above "), threshold), password, create);
+    threshold.setAttribute("aria-label", _("Out above this score"));
+    const password = el("input"); password.type = "password"; password.name = "password"; password.placeholder = _("Password (optional)");
+    password.setAttribute("aria-label", _("Password"));
+    const create = el("button", "create-table", _("Create a table"));
+    add(form, name, seats, add(el("label"), el("span", null, _("Out above this score") + " "), threshold), password, create);
     form.onsubmit = (e) => {
       e.preventDefault();
       const message = { type: "create", seats: Number(seats.value), rules: { threshold: Number(threshold.value) } };
@@ -206,27 +206,27 @@ class Seat {
     };
     add(this.into, form);
     const list = el("div", "tables");
-    if (!this.tables.length) add(list, el("p", "muted", "No tables yet: create one."));
+    if (!this.tables.length) add(list, el("p", "muted", _("No tables yet: create one.")));
     for (const t of this.tables) list.appendChild(this.tableRow(t));
-    const refresh = el("button", "refresh", "Refresh");
+    const refresh = el("button", "refresh", _("Refresh"));
     refresh.onclick = () => this.send({ type: "tables" });
-    add(this.into, add(el("h2", null, "Tables "), refresh), list);
+    add(this.into, add(el("h2", null, _("Tables") + " "), refresh), list);
   }
 
   tableRow(t) {
     const row = add(el("div", "table-row"), el("b", null, t.name),
       el("span", "muted", " " + t.players.map((p) => p.name).join(", ") + " \u00b7 " + t.players.length + "/" + t.seats +
-        (t.playing ? " \u00b7 playing" : "")));
+        (t.playing ? " \u00b7 " + _("playing") : "")));
     row.dataset.table = t.id;
     const password = el("input");
-    if (t.locked) { password.type = "password"; password.placeholder = "Password"; password.setAttribute("aria-label", "Password"); row.appendChild(password); }
+    if (t.locked) { password.type = "password"; password.placeholder = _("Password"); password.setAttribute("aria-label", _("Password")); row.appendChild(password); }
     const join = (watch) => () => {
       const message = { type: "join", table: t.id, watch };
       if (t.locked) message.password = password.value;
       this.send(message);
     };
-    const sit = el("button", "sit", "Sit"); sit.onclick = join(false); sit.disabled = t.playing || t.players.length >= t.seats;
-    const watch = el("button", "watch", "Watch"); watch.onclick = join(true);
+    const sit = el("button", "sit", _("Sit")); sit.onclick = join(false); sit.disabled = t.playing || t.players.length >= t.seats;
+    const watch = el("button", "watch", _("Watch")); watch.onclick = join(true);
     return add(row, sit, watch);
   }
 
@@ -235,17 +235,17 @@ class Seat {
     add(this.into, el("h1", null, t.name));
     const controls = el("div", "controls");
     if (!t.playing) {
-      const level = el("select"); level.setAttribute("aria-label", "Bot level");
+      const level = el("select"); level.setAttribute("aria-label", _("Bot level"));
       for (const l of LEVELS) { const o = el("option", null, l); o.value = l; level.appendChild(o); }
-      const addBot = el("button", "add-bot", "Add a bot"); addBot.onclick = () => this.send({ type: "add_bot", level: level.value });
-      const start = el("button", "start", "Start"); start.onclick = () => this.send({ type: "start" });
+      const addBot = el("button", "add-bot", _("Add a bot")); addBot.onclick = () => this.send({ type: "add_bot", level: level.value });
+      const start = el("button", "start", _("Start")); start.onclick = () => this.send({ type: "start" });
       add(controls, level, addBot, start);
     }
-    const leave = el("button", "leave", "Leave");
+    const leave = el("button", "leave", _("Leave"));
     leave.onclick = () => { this.send({ type: "leave" }); this.table = null; this.you = null; this.board = newBoard(); };
     add(this.into, add(controls, leave));
     if (!t.playing && !this.board.names.length) {
-      add(this.into, el("p", "muted", "Seated: " + t.players.map((p) => p.name).join(", ") + " (" + t.players.length + "/" + t.seats + ")"));
+      add(this.into, el("p", "muted", _f("Seated: {players} ({seated}/{seats})", { players: t.players.map((p) => p.name).join(", "), seated: t.players.length, seats: t.seats })));
     }
     if (this.board.names.length) drawBoard(this.board, this.into, true);
     if (this.you !== null && this.hand.length) this.drawHand();
@@ -254,7 +254,7 @@ class Seat {
 
   drawHand() {
     const mine = this.pending !== null;
-    const box = add(el("section", "my-hand" + (mine ? " to-move" : "")), el("h2", null, mine ? "Your move" : "Your hand"));
+    const box = add(el("section", "my-hand" + (mine ? " to-move" : "")), el("h2", null, mine ? _("Your move") : _("Your hand")));
     box.id = "hand";
     if (mine) box.dataset.move = this.pending.round + "." + this.pending.turn;
     const row = el("div", "cards");
@@ -278,14 +278,14 @@ class Seat {
     const line = el("p", "selection", choice.line);
     const buttons = el("div", "controls");
     for (const open of p.open) {
-      const take = el("button", "take", "Take " + open);
-      take.dataset.card = open; take.setAttribute("aria-label", "Take the " + cardLabel(open));
+      const take = el("button", "take", _f("Take {card}", { card: open }));
+      take.dataset.card = open; take.setAttribute("aria-label", _f("Take {card}", { card: cardLabel(open) }));
       take.disabled = !choice.legal; take.onclick = () => this.play(open);
       buttons.appendChild(take);
     }
-    const deck = el("button", "draw", "Draw from the deck");
+    const deck = el("button", "draw", _("Draw from the deck"));
     deck.disabled = !choice.legal || !p.canDraw; deck.onclick = () => this.play("deck");
-    const declare = el("button", "declare", "Declare");
+    const declare = el("button", "declare", _("Declare"));
     declare.disabled = !p.canDeclare; declare.onclick = () => this.declare();
     return add(el("div"), line, add(buttons, deck, declare));
   }
@@ -295,9 +295,9 @@ class Seat {
     const lines = el("ul", "chat-lines");
     for (const line of this.chat.slice(-20)) lines.appendChild(el("li", null, line));
     const form = el("form");
-    const text = el("input"); text.maxLength = 500; text.setAttribute("aria-label", "Say something");
+    const text = el("input"); text.maxLength = 500; text.setAttribute("aria-label", _("Say something"));
     form.onsubmit = (e) => { e.preventDefault(); if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() }); };
-    add(this.into, add(box, lines, add(form, text, el("button", null, "Say"))));
+    add(this.into, add(box, lines, add(form, text, el("button", null, _("Say")))));
   }
 }
 
@@ -306,12 +306,12 @@ let seat = null;
 
 function showPlay() {
   if (!localStorage.getItem(NAME_KEY)) {
-    add(main, el("h1", null, "Play"));
+    add(main, el("h1", null, _("Play")));
     const form = el("form", "name-form");
-    const name = el("input"); name.maxLength = 32; name.required = true; name.setAttribute("aria-label", "Your name");
-    name.placeholder = "Your name";
+    const name = el("input"); name.maxLength = 32; name.required = true; name.setAttribute("aria-label", _("Your name"));
+    name.placeholder = _("Your name");
     form.onsubmit = (e) => { e.preventDefault(); localStorage.setItem(NAME_KEY, name.value.trim()); route(); };
-    add(main, add(form, name, el("button", null, "Sit down")));
+    add(main, add(form, name, el("button", null, _("Sit down"))));
     return;
   }
   const here = el("div", "play");

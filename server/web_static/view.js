@@ -111,28 +111,28 @@ function drawBoard(board, into, live) {
   const root = el("div", "board");
   root.id = "board";
   const status = add(el("div", "status"),
-    add(el("span"), el("span", null, "Round "), el("b", "round", board.round)),
-    add(el("span"), el("span", null, "Turn "), el("b", "turn", board.turn)),
-    add(el("span"), el("span", null, "To move: "), el("b", "to-move",
+    add(el("span"), el("span", null, _("Round") + " "), el("b", "round", board.round)),
+    add(el("span"), el("span", null, _("Turn") + " "), el("b", "turn", board.turn)),
+    add(el("span"), el("span", null, _("To move") + ": "), el("b", "to-move",
       board.toMove === null ? "\u2014" : board.names[board.toMove])));
-  if (live) add(status, add(el("span"), el("span", null, "Time left: "), el("b", "time-left", timeLeft(board))));
+  if (live) add(status, add(el("span"), el("span", null, _("Time left") + ": "), el("b", "time-left", timeLeft(board))));
   root.appendChild(status);
   const center = el("div", "center");
   add(center,
-    add(el("div", "pile deck"), el("div", "label", "Deck"), cardBack(), el("div", "count deck-size", board.deck)),
-    add(el("div", "pile open"), el("div", "label", "Open cards"), cardRow(board.open)),
-    add(el("div", "pile dead"), el("div", "label", "Dead pile"), el("div", "count dead-size", board.dead)));
+    add(el("div", "pile deck"), el("div", "label", _("Deck")), cardBack(), el("div", "count deck-size", board.deck)),
+    add(el("div", "pile open"), el("div", "label", _("Open cards")), cardRow(board.open)),
+    add(el("div", "pile dead"), el("div", "label", _("Dead pile")), el("div", "count dead-size", board.dead)));
   root.appendChild(center);
   board.names.forEach((name, seat) => {
     const box = el("div", "seat" + (seat === board.toMove ? " mover" : "") + (board.active[seat] === false ? " out" : ""));
     box.dataset.seat = seat;
     add(box, el("span", "score", board.scores[seat] === undefined ? "" : board.scores[seat]), el("div", "name", name),
-      board.active[seat] === false ? el("span", "out-label", "out") : null);
+      board.active[seat] === false ? el("span", "out-label", _("out")) : null);
     const size = board.handSizes[seat] || 0;
     const hand = el("div", "cards hand");
     for (let i = 0; i < size; i++) hand.appendChild(cardBack());
-    add(box, hand, el("div", "muted hand-size", size + (size === 1 ? " card" : " cards") +
-      (seat === board.dealer ? " \u00b7 dealer" : "")));
+    add(box, hand, el("div", "muted hand-size", (size === 1 ? _("1 card") : _f("{n} cards", { n: size })) +
+      (seat === board.dealer ? " \u00b7 " + _("dealer") : "")));
     root.appendChild(box);
   });
   into.appendChild(root);
@@ -147,26 +147,27 @@ function drawBoard(board, into, live) {
 
 function drawReveal(board) {
   const r = board.reveal;
-  const box = add(el("div", "reveal"), el("h2", null, "Round " + board.revealRound + ": " + board.names[r.seat] +
-    " declared, " + (r.holds ? "lowest" : "not lowest")));
+  const box = add(el("div", "reveal"), el("h2", null, r.holds
+    ? _f("Round {round}: {name} declared, lowest", { round: board.revealRound, name: board.names[r.seat] })
+    : _f("Round {round}: {name} declared, not lowest", { round: board.revealRound, name: board.names[r.seat] })));
   box.id = "reveal";
   box.dataset.round = board.revealRound;
-  const table = add(el("table"), add(el("tr"), el("th", null, "Player"), el("th", null, "Hand"),
-    el("th", null, "Total"), el("th", null, "Round"), el("th", null, "Match")));
+  const table = add(el("table"), add(el("tr"), el("th", null, _("Player")), el("th", null, _("Hand")),
+    el("th", null, _("Total")), el("th", null, _("Round")), el("th", null, _("Match"))));
   r.hands.forEach((hand, seat) => {
     if (!hand) return;
     add(table, add(el("tr"), el("td", null, board.names[seat]), add(el("td"), cardRow(hand, true)),
       el("td", null, r.totals[seat]), el("td", null, "+" + r.round_scores[seat]),
-      el("td", null, r.scores[seat] + (r.eliminated.includes(seat) ? " out" : ""))));
+      el("td", null, r.scores[seat] + (r.eliminated.includes(seat) ? " " + _("out") : ""))));
   });
   return add(box, table);
 }
 
 function drawStandings(board) {
-  const table = add(el("table"), add(el("tr"), el("th", null, "Place"), el("th", null, "Player"), el("th", null, "Score")));
+  const table = add(el("table"), add(el("tr"), el("th", null, _("Place")), el("th", null, _("Player")), el("th", null, _("Score"))));
   for (const s of board.standings)
     add(table, add(el("tr"), el("td", null, s.place), el("td", null, board.names[s.seat]), el("td", null, s.score)));
-  const box = add(el("div", "standings"), el("h2", null, "Standings"), table);
+  const box = add(el("div", "standings"), el("h2", null, _("Standings")), table);
   box.id = "standings";
   return box;
 }
@@ -174,12 +175,12 @@ function drawStandings(board) {
 // -- pages --------------------------------------------------------------------------
 
 async function showLobby() {
-  add(main, el("h1", null, "Tables"));
+  add(main, el("h1", null, _("Tables")));
   const lobby = await getJSON("/api/lobby");
-  if (!lobby.tables.length) { add(main, el("p", "muted", "No tables yet.")); }
+  if (!lobby.tables.length) { add(main, el("p", "muted", _("No tables yet."))); }
   else {
-    const table = add(el("table", "list"), add(el("tr"), el("th", null, "Table"), el("th", null, "Seats"),
-      el("th", null, "Match"), el("th", "wide", "Watching")));
+    const table = add(el("table", "list"), add(el("tr"), el("th", null, _("Table")), el("th", null, _("Seats")),
+      el("th", null, _("Match")), el("th", "wide", _("Watching"))));
     for (const t of lobby.tables) {
       const info = t.info;
       const link = el("a", null, info.name);
@@ -189,8 +190,8 @@ async function showLobby() {
         if (i) seats.appendChild(document.createTextNode(", "));
         add(seats, el("span", "player", p.name), p.kind === "bot" ? el("span", "bot", p.level || "bot") : null);
       });
-      const row = add(el("tr"), add(el("td"), link, info.locked ? el("span", "muted", " (locked)") : null), seats,
-        el("td", null, info.playing ? "playing" : info.players.length + "/" + info.seats + " seated"),
+      const row = add(el("tr"), add(el("td"), link, info.locked ? el("span", "muted", " (" + _("locked") + ")") : null), seats,
+        el("td", null, info.playing ? _("playing") : _f("{seated}/{seats} seated", { seated: info.players.length, seats: info.seats })),
         el("td", "wide", info.spectators + t.web_watchers));
       row.dataset.table = info.id;
       table.appendChild(row);
@@ -201,7 +202,7 @@ async function showLobby() {
 }
 
 function showTable(id) {
-  const title = el("h1", null, "Table");
+  const title = el("h1", null, _("Table"));
   const body = el("div");
   add(main, title, body);
   let board = newBoard();
@@ -215,7 +216,7 @@ function showTable(id) {
     redraw();
     document.body.dataset.frames = String(Number(document.body.dataset.frames || 0) + 1);
   };
-  socket.onclose = () => add(main, el("p", "error", "The table has closed or the server went away."));
+  socket.onclose = () => add(main, el("p", "error", _("The table has closed or the server went away.")));
   ticker = setInterval(() => {
     const t = main.querySelector(".time-left");
     if (t) t.textContent = timeLeft(board);
@@ -224,19 +225,19 @@ function showTable(id) {
 }
 
 async function showHistory() {
-  add(main, el("h1", null, "Match history"));
+  add(main, el("h1", null, _("Match history")));
   const records = await getJSON("/api/matches");
-  if (!records.length) { add(main, el("p", "muted", "No matches recorded.")); return; }
-  const table = add(el("table", "list"), add(el("tr"), el("th", null, "Match"), el("th", "wide", "Started"),
-    el("th", null, "Table"), el("th", null, "Players"), el("th", null, "Result")));
+  if (!records.length) { add(main, el("p", "muted", _("No matches recorded."))); return; }
+  const table = add(el("table", "list"), add(el("tr"), el("th", null, _("Match")), el("th", "wide", _("Started")),
+    el("th", null, _("Table")), el("th", null, _("Players")), el("th", null, _("Result"))));
   for (const r of records) {
     const link = el("a", null, "#" + r.id);
     link.href = r.status === "running" ? "#/table/" + encodeURIComponent(r.live) : "#/replay/" + r.id;
-    if (r.status === "running") link.title = "being played: watch it live";
+    if (r.status === "running") link.title = _("being played: watch it live");
     const result = r.standings.map((s) => s.place + ". " + r.players[s.seat]).join(", ") || r.status;
     const running = r.status === "running";
     add(table, add(el("tr"), add(el("td"), running && r.live === null ? el("span", null, "#" + r.id) : link,
-      running ? el("span", "muted", " live") : null),
+      running ? el("span", "muted", " " + _("live")) : null),
       el("td", "wide", new Date(r.started * 1000).toLocaleString()), el("td", null, r.table_name),
       el("td", null, r.players.join(", ")), el("td", null, result)));
   }
@@ -246,14 +247,15 @@ async function showHistory() {
 async function showReplay(id) {
   const data = await getJSON("/api/replay/" + encodeURIComponent(id));
   const steps = data.steps;
-  add(main, el("h1", null, "Replay of match " + data.match.id + " \u00b7 " + data.match.table_name));
+  add(main, el("h1", null, _f("Replay of match {id}", { id: data.match.id }) + " \u00b7 " + data.match.table_name));
   const rounds = [];
   steps.forEach((s, i) => { if (s.event.type === "round_start") rounds.push([s.event.round, i]); });
   const counter = el("span", "step");
   const jump = el("select", "jump");
-  for (const [round, i] of rounds) { const o = el("option", null, "Round " + round); o.value = i; jump.appendChild(o); }
+  for (const [round, i] of rounds) { const o = el("option", null, _f("Round {round}", { round })); o.value = i; jump.appendChild(o); }
   const button = (label, cls) => { const b = el("button", cls, label); return b; };
-  const first = button("\u00ab First", "first"), back = button("\u25c0 Back", "back"), next = button("Next \u25b6", "next"), last = button("Last \u00bb", "last");
+  const first = button("\u00ab " + _("First"), "first"), back = button("\u25c0 " + _("Back"), "back"),
+    next = button(_("Next") + " \u25b6", "next"), last = button(_("Last") + " \u00bb", "last");
   const controls = add(el("div", "controls"), first, back, next, last, jump, counter);
   const body = el("div");
   add(main, controls, body);
@@ -264,7 +266,7 @@ async function showReplay(id) {
     for (let i = 0; i < at; i++) apply(board, steps[i].event, steps[i].text);
     body.replaceChildren();
     drawBoard(board, body, false);
-    counter.textContent = "Step " + at + " of " + steps.length;
+    counter.textContent = _f("Step {at} of {steps}", { at, steps: steps.length });
     counter.dataset.step = at;
   };
   first.onclick = () => show(0); last.onclick = () => show(steps.length);
@@ -287,5 +289,21 @@ async function route() {
   } catch (error) { failed(error); }
 }
 
+function drawHeader() {
+  const nav = document.querySelector("nav");
+  nav.replaceChildren();
+  for (const [hash, label] of [["#/", _("Tables")], ["#/play", _("Play")], ["#/history", _("History")]]) {
+    const link = el("a", null, label);
+    link.href = hash;
+    add(nav, link, document.createTextNode(" "));
+  }
+  nav.appendChild(languageChooser(document.documentElement.lang, async (code) => {
+    await loadWords(code);
+    drawHeader();
+    if (typeof seat !== "undefined" && seat !== null && location.hash.startsWith("#/play")) seat.draw();
+    else route();
+  }));
+}
+
 window.addEventListener("hashchange", route);
-route();
+loadWords(chosenLanguage()).then(() => { drawHeader(); route(); });

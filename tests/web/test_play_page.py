@@ -22,6 +22,8 @@ pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install l
 
 from leastscore.server.web import WebView
 
+RANKS = "A23456789TJQK"
+
 
 @pytest.fixture
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
@@ -90,7 +92,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     (table,) = server.lobby.tables.values()
     match = table.match
     assert match is not None and match.over
-    assert list(match.names)[0] == "Ann"
+    assert match.names[0] == "Ann"
     log = list(match.log)
     anywhere = set().union(*public_cards(log).values())
     shown = await page.eval_on_selector_all(
@@ -116,16 +118,35 @@ async def test_an_illegal_selection_is_explained_and_cannot_be_played(
     await page.get_by_role("button", name="Add a bot").click()
     await page.locator("#hand.to-move").wait_for(timeout=60_000)
     hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
-    ranks = {c[0] for c in hand}
-    pair = [c for c in hand if c[0] == next(iter(ranks))][:1]
-    other = [c for c in hand if c[0] != pair[0][0] and abs(VALUE[BY_NAME[c]] - VALUE[BY_NAME[pair[0]]]) > 2]
-    if not other:
-        pytest.skip("a dealt hand with no two cards far apart")
-    for name in (pair[0], other[0]):  # two cards of different ranks, far apart: no group
+    rank = {c: RANKS.index(c[0]) for c in hand}
+    apart = [(a, b) for a in hand for b in hand if rank[b] - rank[a] >= 5]  # no run holds both
+    if not apart:
+        pytest.skip("a dealt hand with no two cards five ranks apart")
+    for name in apart[0]:
         await page.locator(f"#hand .card-button[data-card='{name}']").click()
     line = await page.locator("#hand .selection").inner_text()
     assert "not a legal group" in line
     assert await page.locator("#hand button.draw").is_disabled()
-    assert await page.locator(f"#hand .card-button[data-card='{pair[0]}']").get_attribute(
+    label = await page.locator(f"#hand .card-button[data-card='{apart[0][0]}']").get_attribute(
         "aria-label"
     )
+    assert label is not None and " of " in label  # "7 of hearts": a screen reader's words
+
+
+async def test_the_page_speaks_the_browser_s_language_and_the_chooser_changes_it(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    _, view = served
+    context = await browser.new_context(locale="fr-FR")
+    page = await context.new_page()
+    await page.goto(view.address + "#/play")
+    await page.get_by_label("Votre nom").fill("Zoé")
+    await page.get_by_role("button", name="Prendre place").click()
+    await page.get_by_role("button", name="Créer une table").wait_for()
+    assert "Jouer" in await page.locator("nav").inner_text()
+    assert await page.evaluate("document.documentElement.lang") == "fr"
+    await page.get_by_label("Language").select_option("zu")
+    await page.get_by_role("button", name="Yakha itafula").wait_for()
+    await page.reload()  # the choice is kept
+    await page.get_by_role("button", name="Yakha itafula").wait_for()
+    await context.close()

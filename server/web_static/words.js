@@ -1,0 +1,58 @@
+"use strict";
+// The page's words in the player's language, from the same gettext catalogs as the
+// terminal's (make catalogs extracts the _("...") of these scripts too). English is the
+// source: a message with no translation is shown as written. The language is the one
+// chosen on the page, else the browser's first that the project speaks.
+const SPOKEN = { en: "English", tl: "Tagalog", nl: "Nederlands", fr: "fran\u00e7ais", zu: "isiZulu" };
+const LANG_KEY = "leastscore.lang";
+let WORDS = {};
+
+function _(text) {
+  return WORDS[text] || text;
+}
+
+/** A message marked for the catalogs and translated where it is shown (with _). */
+function N_(text) {
+  return text;
+}
+
+/** A message with {placeholders}, filled after it is translated. */
+function _f(text, values) {
+  return _(text).replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+}
+
+function chosenLanguage() {
+  const kept = localStorage.getItem(LANG_KEY);
+  if (kept && kept in SPOKEN) return kept;
+  for (const tag of navigator.languages || [navigator.language || "en"]) {
+    let base = tag.toLowerCase().split(/[-_]/)[0];
+    if (base === "fil") base = "tl";
+    if (base in SPOKEN) return base;
+  }
+  return "en";
+}
+
+async function loadWords(code) {
+  WORDS = {};
+  document.documentElement.lang = code;
+  if (code === "en") return;
+  try {
+    const reply = await fetch("/api/words/" + code);
+    if (reply.ok) WORDS = await reply.json();
+  } catch (error) { /* the English words stand */ }
+}
+
+/** The language chooser of the header. */
+function languageChooser(current, changed) {
+  const select = el("select", "language");
+  select.setAttribute("aria-label", "Language");
+  for (const [code, name] of Object.entries(SPOKEN)) {
+    const option = el("option", null, name);
+    option.value = code;
+    option.lang = code;
+    if (code === current) option.selected = true;
+    select.appendChild(option);
+  }
+  select.onchange = () => { localStorage.setItem(LANG_KEY, select.value); changed(select.value); };
+  return select;
+}
