@@ -196,10 +196,13 @@ class Seat {
     const password = el("input"); password.type = "password"; password.name = "password"; password.placeholder = _("Password (optional)");
     password.setAttribute("aria-label", _("Password"));
     const create = el("button", "create-table", _("Create a table"));
-    add(form, name, seats, add(el("label"), el("span", null, _("Out above this score") + " "), threshold), password, create);
+    const house = houseRules();
+    add(form, name, seats, add(el("label"), el("span", null, _("Out above this score") + " "), threshold), password,
+      house.box, create);
     form.onsubmit = (e) => {
       e.preventDefault();
-      const message = { type: "create", seats: Number(seats.value), rules: { threshold: Number(threshold.value) } };
+      const rules = Object.assign({ threshold: Number(threshold.value) }, house.chosen());
+      const message = { type: "create", seats: Number(seats.value), rules };
       if (name.value) message.name = name.value;
       if (password.value) message.password = password.value;
       this.send(message);
@@ -299,6 +302,40 @@ class Seat {
     form.onsubmit = (e) => { e.preventDefault(); if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() }); };
     add(this.into, add(box, lines, add(form, text, el("button", null, _("Say")))));
   }
+}
+
+// Every house rule of PROTOCOL.md but the threshold (in the form itself): a box, or a
+// number whose empty field means the standard rule.
+const HOUSE_RULES = [
+  ["runs_same_suit", "check", N_("Runs must be of one suit")],
+  ["tie_loses", "check", N_("A declarer who only ties for lowest has declared falsely")],
+  ["first_out_ends", "check", N_("The match ends when anyone is out")],
+  ["false_declare_penalty", 20, N_("Penalty for a false declaration")],
+  ["declare_limit", "", N_("Declare only with a hand total at or below")],
+  ["max_turns", 500, N_("Turns before a round is void")],
+  ["max_rounds", 1000, N_("Rounds before the match ends")],
+];
+
+function houseRules() {
+  const box = add(el("details", "house-rules"), el("summary", null, _("House rules")));
+  const fields = {};
+  for (const [key, kind, label] of HOUSE_RULES) {
+    const input = el("input");
+    input.name = key;
+    if (kind === "check") input.type = "checkbox";
+    else { input.type = "number"; input.min = 0; input.placeholder = String(kind); }
+    fields[key] = [input, kind];
+    add(box, add(el("label", "rule"), input, el("span", null, " " + _(label))));
+  }
+  const chosen = () => {
+    const rules = {};
+    for (const [key, [input, kind]] of Object.entries(fields)) {
+      if (kind === "check") { if (input.checked) rules[key] = true; }
+      else if (input.value !== "") rules[key] = Number(input.value);
+    }
+    return rules;
+  };
+  return { box, chosen };
 }
 
 const EVENT_TYPES = { match_start: 1, round_start: 1, played: 1, reshuffled: 1, declared: 1, resigned: 1, round_void: 1, match_end: 1 };

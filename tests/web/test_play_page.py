@@ -150,3 +150,23 @@ async def test_the_page_speaks_the_browser_s_language_and_the_chooser_changes_it
     await page.reload()  # the choice is kept
     await page.get_by_role("button", name="Yakha itafula").wait_for()
     await context.close()
+
+
+async def test_a_table_is_created_with_its_house_rules(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    server, view = served
+    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    await page.goto(view.address + "#/play")
+    await page.get_by_label("Your name").fill("Cy")
+    await page.get_by_role("button", name="Sit down").click()
+    await page.get_by_label("Table name").fill("Friday")
+    await page.get_by_text("House rules").click()
+    await page.get_by_label("Runs must be of one suit").check()
+    await page.get_by_label("Declare only with a hand total at or below").fill("7")
+    await no_sideways_scroll(page)
+    await page.get_by_role("button", name="Create a table").click()
+    await page.get_by_role("button", name="Add a bot").wait_for()
+    (table,) = server.lobby.tables.values()
+    assert table.name == "Friday"
+    assert table.rules.changes() == {"runs_same_suit": True, "declare_limit": 7}
