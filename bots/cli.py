@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import parse_address
+from leastscore.seats.sandbox import MODES
 
 from .check import CheckSettings
 from .scaffold import LANGUAGES
@@ -61,7 +62,7 @@ def _contained(command: Callable[..., None]) -> Callable[..., None]:
     )(command)
     return click.option(
         "--sandbox",
-        type=click.Choice(["auto", "bwrap", "limits", "none"]),
+        type=click.Choice(MODES),
         default=CheckSettings.sandbox,
         show_default=True,
         help="Contain the program as a tournament does (see TOURNAMENTS.md): it sees "

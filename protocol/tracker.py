@@ -112,7 +112,6 @@ class Tracker:
     legal: tuple[tuple[Card, ...], ...] = ()
     over: bool = False
     standings: tuple[Standing, ...] = ()
-    last_reveal: Declared | None = None
     out_in: dict[int, int] = field(default_factory=dict)
     """Seats that went over the threshold this match, and the round they went out in."""
     left_in: dict[int, int] = field(default_factory=dict)
@@ -226,7 +225,7 @@ class Tracker:
         self.names, self.rules = m.seats, m.rules
         n = len(m.seats)
         self.scores, self.active = [0] * n, [True] * n
-        self.standings, self.last_reveal = (), None
+        self.standings = ()
         self.out_in, self.left_in = {}, {}
         self._remember(m)
 
@@ -285,7 +284,6 @@ class Tracker:
         for seat in m.eliminated:
             self.active[seat] = False
             self.out_in[seat] = self.round
-        self.last_reveal = m
         self._remember(m)
 
     def _void(self, m: RoundVoid) -> None:

@@ -159,9 +159,6 @@ class Tell(msgspec.Struct, gc=False):
             return [copies[0][seat]]
         return [c[seat] for c in copies]
 
-    def for_spectators(self) -> list[Event]:
-        return self.for_seat(-1)
-
 
 class Ask(msgspec.Struct, frozen=True, eq=False, gc=False):
     """Ask ``seat`` for a move from ``view``; it has ``time_limit`` seconds, until

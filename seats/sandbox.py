@@ -35,14 +35,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Any, Literal, Protocol, get_args
 
 import msgspec
 
 from . import folders
 
 Mode = Literal["auto", "bwrap", "limits", "none"]
-MODES: tuple[Mode, ...] = ("auto", "bwrap", "limits", "none")
+MODES: tuple[Mode, ...] = get_args(Mode)
+"""Every containment a command may be told to use (``--sandbox``)."""
 FaultKind = Literal["memory", "cpu", "processes", "file_size", "output"]
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MIB = 1 << 20

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import msgspec
 from click.core import ParameterSource
+from leastscore.seats.sandbox import MODES
 
 from .config import TournamentConfig
 
@@ -145,7 +146,7 @@ def _time_control(ctx: click.Context, param: click.Parameter, text: str | None) 
 @click.option("--listen", metavar="HOST:PORT", help="Where remote bots connect.")
 @click.option(
     "--sandbox",
-    type=click.Choice(["auto", "bwrap", "limits", "none"]),
+    type=click.Choice(MODES),
     show_default=str(SHOWN["sandbox"]),
     help="How cmd: programs are contained: bubblewrap, resource limits only, or nothing; "
     "auto: bubblewrap when it works here. See TOURNAMENTS.md.",

@@ -167,8 +167,6 @@ class Sprt:
     scores: list[float] = field(default_factory=list)
     verdict: Literal["H0", "H1"] | None = None
     """``"H0"`` or ``"H1"`` once a bound is crossed; then nothing more is added."""
-    decided_at: int | None = None
-    """How many deals the test had taken when it decided."""
 
     def add(self, score: float) -> None:
         if self.verdict is not None:
@@ -179,8 +177,6 @@ class Sprt:
             self.verdict = "H1"
         elif llr <= self.settings.lower:
             self.verdict = "H0"
-        if self.verdict is not None:
-            self.decided_at = len(self.scores)
 
     @property
     def llr(self) -> float:
