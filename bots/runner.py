@@ -152,6 +152,15 @@ class BotThread:
 
 
 class BotRunner:
+    """Drives one ``Bot`` over any transport: messages in (``feed``), messages out
+    (``send``).
+
+    Why it is apart from the transports: a bot author's class runs the same over TCP,
+    over stdio under a host, and in the tests, so the protocol's rules for a bot (the
+    hello, answering each turn once with its round and turn, dropping an answer whose
+    turn has passed, what a bot that raises costs) are kept here once.
+    """
+
     def __init__(
         self,
         bot: Bot,

@@ -67,6 +67,16 @@ doubling up to 4 s: about half a minute, inside the server's grace period."""
 
 
 class Client:
+    """The terminal client: a person's prompt, screen and connection, from the lobby to
+    the end of a match.
+
+    Why one class holds them: what the person types is read against what the
+    connection last said (a move against the hand, ``join 2`` against the last table
+    list), and what the connection says decides the prompt (a turn, a reveal, a
+    lost connection to come back from). The parsing (``parse``) and the drawing
+    (``screen``) are pure modules it calls.
+    """
+
     def __init__(
         self,
         conn: ServerLink,

@@ -82,6 +82,15 @@ def _mask(group: tuple[Card, ...]) -> int:
 
 @dataclass
 class Tracker:
+    """What one client knows of its table and match, folded from the server's messages.
+
+    Why one fold for every client: the terminal client, the SDK's bots and the
+    tournament's remote hall all need the same picture (the hand, the open cards,
+    whose turn, the scores, who left) from the same frames, and a picture kept in
+    three places would drift apart. Pure: it is given each message and the time it
+    came (``apply``), and reads no socket.
+    """
+
     player: str | None = None
     token: str | None = None
     table: TableInfo | None = None

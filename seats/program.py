@@ -68,6 +68,16 @@ GATHER_LIMIT = 1 << 16
 
 
 class ProgramSeat:
+    """A seat played by an external program over stdin and stdout (PROTOCOL.md, stdio).
+
+    Why it is the largest seat: a program is a stranger's process. It is started
+    contained, given its hello, snapshot and turns as frames, and everything it may
+    do wrong is caught here and turned into a fault the referee can judge: it does
+    not start or say hello in time, it crashes (and is started again with a
+    snapshot), it writes garbled or oversized frames, it floods its output, it
+    outlives its match. Its stderr goes where the caller says, never to the host's.
+    """
+
     def __init__(
         self,
         command: str | Sequence[str],

@@ -90,6 +90,15 @@ class Dropped(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Everything that defines a tournament, and nothing about how it is run.
+
+    Why a frozen struct: it is what a resumed run must find unchanged (it is stored
+    with the results, and a resume refuses flags that would redefine it), what the
+    workers and the cluster are handed, and what the reports print; the number of
+    workers, the cluster and the output folder are not in it, as they change no
+    result.
+    """
+
     entrants: tuple[Entrant, ...]
     seed: int
     seats: int = 4

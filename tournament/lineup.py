@@ -147,6 +147,14 @@ def contain(
 
 
 class Lineup:
+    """The entrants of a tournament as seats, in one process: built-in bots, Python
+    bots, contained programs and remote players in the hall.
+
+    Why: each fixture needs one seat per entrant, made the way that entrant plays,
+    with its own limits, folder and stderr file; the main process and every worker
+    make them alike from the same config, so a fixture plays the same wherever it runs.
+    """
+
     def __init__(
         self,
         config: TournamentConfig,

@@ -105,6 +105,16 @@ class _Worker:
 
 
 class Workers:
+    """Worker processes of this machine that play a tournament's fixtures.
+
+    Why processes, and why this class: the fixtures are independent and the rules
+    engine is CPU-bound, so they are spread over cores (pinned, with ``affinity``);
+    a worker that dies costs only the match it was playing (recorded as aborted):
+    the fixtures it held are dealt out again and its programs end with its process
+    group; results come back in the order they finish, and the runner puts them in
+    schedule order.
+    """
+
     def __init__(
         self,
         count: int,

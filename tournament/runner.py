@@ -40,6 +40,14 @@ if TYPE_CHECKING:
 
 
 class Runner:
+    """Plays a tournament's schedule to its end: in this process, on worker
+    processes or on a Dask cluster, with the remote hall open if entrants connect.
+
+    Why one runner for all three: the schedule, the store of results, the resume,
+    the stop of a sequential test and the checks before the start are the same
+    wherever the fixtures are played; only the pool that plays them differs.
+    """
+
     def __init__(
         self,
         config: TournamentConfig,
