@@ -152,7 +152,7 @@ class Connection:
         self._timer = None
         self._timer_at = math.inf
         player = self.session.player
-        at_table = player is not None and player.table is not None
+        at_table = player is not None and player.room is not None
         self.session.time_is(self.server.loop.time(), at_table)
         self._after()
 

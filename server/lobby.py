@@ -52,11 +52,11 @@ class Lobby:
     table the player sits at. Refusals are raised as ``ProtocolError`` with the
     request's id; nothing here touches a socket."""
 
-    def __init__(self, server: Host) -> None:
-        self.server = server
+    def __init__(self, host: Host) -> None:
+        self.host = host
         self.players = Players()
         self.tables: dict[str, Table] = {}
-        config = server.config
+        config = host.config
         self.guesses = Guesses(
             per_table=config.password_checks,
             window=config.password_window,
@@ -105,8 +105,8 @@ class Lobby:
                 Welcome(version, f"leastscore {VERSION}", player.id, player.token, True, hello.id)
             )
             log.info("%s resumed as %s", conn.peer, player.name)
-            if player.table is not None:
-                player.table.player_back(player)
+            if player.room is not None:
+                player.room.player_back(player)
             return
         player = self.players.new(hello.name.strip(), hello.bot)
         player.conn = conn
@@ -119,7 +119,7 @@ class Lobby:
     def lost(self, player: Player) -> None:
         """The player's connection is gone."""
         player.conn = None
-        table = player.table
+        table = player.room
         if table is not None:
             table.player_gone(player)
         else:
@@ -134,16 +134,16 @@ class Lobby:
         player.send(Tables([t.info() for t in self.tables.values()], msg.id))
 
     def create(self, player: Player, msg: Create) -> None:
-        if player.table is not None:
+        if player.room is not None:
             raise ProtocolError(errors.ALREADY_SEATED, "leave your table first", msg.id)
-        if len(self.tables) >= self.server.config.max_tables:
+        if len(self.tables) >= self.host.config.max_tables:
             raise ProtocolError(errors.NOT_ALLOWED, "the server has too many tables", msg.id)
         try:
             rules = Rules.from_dict(msg.rules)
         except ValueError as e:
             raise ProtocolError(errors.BAD_RULES, str(e), msg.id) from None
         table = Table(
-            self.server,
+            self.host,
             msg.name.strip(),
             msg.seats,
             rules,
@@ -163,7 +163,7 @@ class Lobby:
         table = self.tables.get(msg.table)
         if table is None:
             raise ProtocolError(errors.NO_SUCH_TABLE, f"there is no table {msg.table!r}", msg.id)
-        if player.table is not None:
+        if player.room is not None:
             raise ProtocolError(errors.ALREADY_SEATED, "leave your table first", msg.id)
         if table.password is not None and not self._password_right(player, table, msg):
             return  # refused, and told why
@@ -194,7 +194,7 @@ class Lobby:
                 )
             )
             return False
-        now = self.server.loop.time()
+        now = self.host.loop.time()
         address = player.conn.address if player.conn is not None else "?"
         wait = self.guesses.wait(table.id, address, now)
         if wait > 0:
@@ -253,7 +253,7 @@ class Lobby:
 
     def move(self, player: Player, msg: PlayMove | DeclareMove) -> None:
         move = move_from_wire(msg)  # an unknown card is bad_message wherever it comes from
-        table = player.table
+        table = player.room
         if table is None:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg.id)
         table.move(player, move, msg.id, stamp_of(msg))
@@ -262,9 +262,9 @@ class Lobby:
         self.tables.pop(table.id, None)
 
     def _table_of(self, player: Player, msg_id: int | None) -> Room:
-        if player.table is None:
+        if player.room is None:
             raise ProtocolError(errors.NOT_AT_TABLE, "you are not at a table", msg_id)
-        return player.table
+        return player.room
 
 
 _HANDLERS: dict[type[Message], Callable[[Lobby, Player, Any], None]] = {

@@ -25,7 +25,7 @@ class Player:
         self.name = name or f"player-{self.id[1:5]}"
         self.bot = bot
         self.conn: Connection | None = None
-        self.table: Room | None = None
+        self.room: Room | None = None
         """The lobby table, or a host's own room, the player is in."""
         self.seat: int | None = None
         """Index at the table; None while watching."""

@@ -1,4 +1,4 @@
-"""A table: seats, spectators, and the match its referee plays through them."""
+"""A table: seats, spectators, and the match its driver plays through them."""
 
 from __future__ import annotations
 
@@ -39,8 +39,9 @@ log = logging.getLogger("leastscore.server")
 
 
 @dataclass
-class Slot:
-    """Who sits in a seat: a player, or a built-in bot of some level."""
+class Chair:
+    """Who sits at a seat of a table: a player, or a built-in bot of some level (a
+    seat of the match is made from it when the match starts)."""
 
     name: str
     player: Player | None = None
@@ -74,7 +75,7 @@ class RemoteSeat(ConnectedSeat):
 class Table:
     """A table of the lobby: its seats (players and built-in bots), its spectators,
     and the matches played at it. It turns seating into a match, plays the match
-    through the referee with one seat per player, hands each seat and spectator
+    through the driver with one seat per player, hands each seat and spectator
     the copy of every event it may see, keeps a vanished player's seat for the
     grace period, holds the match while none of the people playing it is
     connected (the bots do not play on for nobody) and stops it when they stay
@@ -82,7 +83,7 @@ class Table:
 
     def __init__(
         self,
-        server: Host,
+        host: Host,
         name: str,
         seats: int,
         rules: Rules,
@@ -95,7 +96,7 @@ class Table:
     ) -> None:
         """``forget``: the server stops knowing a player who is gone for good (their
         token with them); ``closed``: the table is over and comes off the lobby's list."""
-        self.server = server
+        self.host = host
         self._forget = forget
         self._closed = closed
         self.open = True
@@ -108,10 +109,10 @@ class Table:
         self.owner = owner
         self.rematch = rematch
         """Start the next match by itself when one ends at a table of bots and programs."""
-        self.slots: list[Slot] = []
+        self.slots: list[Chair] = []
         self.spectators: set[Player] = set()
         self.match: Match | None = None
-        self.referee: MatchDriver | None = None
+        self.driver: MatchDriver | None = None
         self.task: Cancellable | None = None
         self.remote: dict[int, RemoteSeat] = {}
         self.started_at = 0.0
@@ -163,7 +164,7 @@ class Table:
 
     def holds(self, player: Player, seat: int) -> bool:
         # One who left the match and watches the table gets the spectators' copies only.
-        return player.table is self and self.held.get(player) == seat
+        return player.room is self and self.held.get(player) == seat
 
     def members(self) -> list[Player]:
         seated = [s.player for s in self.slots if s.player is not None]
@@ -182,8 +183,8 @@ class Table:
         seat = self.held.get(player)
         view = match.view(seat)
         time_ms = 0
-        if self.referee is not None and self.referee.deadline is not None:
-            time_ms = max(0, int((self.referee.deadline - self.server.loop.time()) * 1000))
+        if self.driver is not None and self.driver.deadline is not None:
+            time_ms = max(0, int((self.driver.deadline - self.host.loop.time()) * 1000))
         standings = list(match.standings) if match.over else None
         return State(
             table=self.info(),
@@ -200,15 +201,15 @@ class Table:
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
         self._forget_match()
-        self.slots.append(Slot(player.name, player=player))
-        player.table = self
+        self.slots.append(Chair(player.name, player=player))
+        player.room = self
         player.seat = len(self.slots) - 1
         self.changed()
         return player.seat
 
     def watch(self, player: Player) -> None:
         self.spectators.add(player)
-        player.table = self
+        player.room = self
         player.seat = None
         self.changed()
 
@@ -217,9 +218,9 @@ class Table:
             raise ProtocolError(errors.MATCH_RUNNING, "a match is being played")
         if len(self.slots) >= self.size:
             raise ProtocolError(errors.TABLE_FULL, "every seat is taken")
-        bot = self.server.bots.make(level)  # refused past the server's caps
+        bot = self.host.bots.make(level)  # refused past the server's caps
         self._forget_match()
-        self.slots.append(Slot(f"{bot.name.capitalize()} bot", level=level))
+        self.slots.append(Chair(f"{bot.name.capitalize()} bot", level=level))
         self.changed()
         return len(self.slots) - 1
 
@@ -229,8 +230,8 @@ class Table:
             self.spectators.discard(player)
         elif player.seat is not None:
             index = player.seat
-            if self.playing and self.referee is not None:
-                self.referee.resign(index, f"{player.name} left")
+            if self.playing and self.driver is not None:
+                self.driver.resign(index, f"{player.name} left")
                 self.held.pop(player, None)
                 self.slots[index].gone = True
                 self.slots[index].player = None
@@ -240,7 +241,7 @@ class Table:
                 for i, slot in enumerate(self.slots):
                     if slot.player is not None:
                         slot.player.seat = i
-        player.table = None
+        player.room = None
         player.seat = None
         if player.grace is not None:
             player.grace.cancel()
@@ -260,7 +261,7 @@ class Table:
         table's, so snapshots stop showing it (it is in the database)."""
         if self.match is not None and self.match.over:
             self.match = None
-            self.referee = None
+            self.driver = None
             self.held = {}
 
     def changed(self) -> None:
@@ -276,20 +277,20 @@ class Table:
         if player.seat is None:  # a spectator keeps nothing to come back to
             self._let_go(player)
             return
-        grace = self.server.config.grace_period
+        grace = self.host.config.grace_period
         self.broadcast(PlayerLeft(player.seat, player.name, int(grace * 1000)), skip=player)
-        player.grace = self.server.loop.call_later(grace, self._grace_over, player)
+        player.grace = self.host.loop.call_later(grace, self._grace_over, player)
         self._wait_if_nobody_plays()
 
     def _grace_over(self, player: Player) -> None:
         player.grace = None
-        if player.connected or player.table is not self or player.seat is None:
+        if player.connected or player.room is not self or player.seat is None:
             return
-        if not self.playing or self.referee is None:
+        if not self.playing or self.driver is None:
             self._let_go(player)
             return
-        level = self.server.config.replacement_level
-        self.referee.replace(player.seat, self._bot_seat(level, player.name))
+        level = self.host.config.replacement_level
+        self.driver.replace(player.seat, self._bot_seat(level, player.name))
         self.broadcast(PlayerReplaced(player.seat, player.name, level))
 
     def _players_who_count(self) -> list[Player]:
@@ -302,25 +303,25 @@ class Table:
     def _wait_if_nobody_plays(self) -> None:
         """None of the players the match is played for is connected: it waits for
         them, and is stopped if none is back in time."""
-        referee = self.referee
-        if not self.playing or referee is None or referee.paused:
+        driver = self.driver
+        if not self.playing or driver is None or driver.paused:
             return
         players = self._players_who_count()
         if not players or any(p.connected for p in players):
             return
-        referee.pause()
-        wait = self.server.config.abandon_after
+        driver.pause()
+        wait = self.host.config.abandon_after
         log.info("table %s: nobody plays; the match waits %g s for them", self.id, wait)
-        self.abandoning = self.server.loop.call_later(wait, self._abandon)
+        self.abandoning = self.host.loop.call_later(wait, self._abandon)
 
     def _play_on(self) -> None:
         """One of the players the match waited for is back."""
         if self.abandoning is not None:
             self.abandoning.cancel()
             self.abandoning = None
-        if self.referee is not None and self.referee.paused:
+        if self.driver is not None and self.driver.paused:
             log.info("table %s: a player is back; the match plays on", self.id)
-            self.referee.resume()
+            self.driver.resume()
 
     def _let_go(self, player: Player) -> None:
         """A player whose connection is gone leaves for good: the seat, and the server's
@@ -344,9 +345,9 @@ class Table:
             player.grace = None
         if player.seat is not None:
             seat = self.remote.get(player.seat)
-            referee = self.referee
-            if self.playing and referee and seat and referee.seats[player.seat] is not seat:
-                referee.replace(player.seat, seat)
+            driver = self.driver
+            if self.playing and driver and seat and driver.seats[player.seat] is not seat:
+                driver.replace(player.seat, seat)
             if player in self._players_who_count():
                 self._play_on()  # before the snapshot: it shows the mover's time
             self.broadcast(PlayerBack(player.seat, player.name), skip=player)
@@ -377,13 +378,13 @@ class Table:
             else:
                 assert slot.level is not None
                 seats.append(self._bot_seat(slot.level, names[i], paced=people))
-        config = self.server.config
+        config = self.host.config
         bots = {i for i, s in enumerate(self.slots) if s.player is None or s.player.bot}
 
         def time_limit(seat: int) -> float:
             return config.bot_move_time if seat in bots else config.human_move_time
 
-        self.referee = MatchDriver(
+        self.driver = MatchDriver(
             self.match,
             seats,
             time_limit=time_limit,
@@ -392,12 +393,12 @@ class Table:
             on_turn=self._turn_announced,
         )
         self.started_at = time.time()
-        self.recording = self.server.journal.begin(self.name, self.started_at, names, self.rules)
+        self.recording = self.host.journal.begin(self.name, self.started_at, names, self.rules)
         self.changed()
-        self.task = self.server.play(self._play())
+        self.task = self.host.play(self._play())
 
     def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
-        return self.server.bots.seat(level, name, paced=paced)
+        return self.host.bots.seat(level, name, paced=paced)
 
     def _watchers_see(self, events: list[Event]) -> None:
         if self.recording is not None:
@@ -424,11 +425,11 @@ class Table:
             onlooker([turn])
 
     async def _play(self) -> None:
-        assert self.referee is not None and self.match is not None
+        assert self.driver is not None and self.match is not None
         assert self.recording is not None
         match, recording = self.match, self.recording
         try:
-            await self.referee.run()
+            await self.driver.run()
         except asyncio.CancelledError:
             recording.end(match.log, "aborted")
             raise
@@ -446,7 +447,7 @@ class Table:
         for slot in list(self.slots):  # players who vanished and did not come back
             if slot.player is not None and not slot.player.connected and slot.player.grace is None:
                 self._let_go(slot.player)
-        if self.rematch and self.open and self.server.serving and self._all_machines():
+        if self.rematch and self.open and self.host.serving and self._all_machines():
             self.start()
 
     def _all_machines(self) -> bool:

@@ -67,9 +67,9 @@ def _snapshot(table: Table) -> dict[str, Any]:
     out: dict[str, Any] = {"table": table.info(), "web_watchers": len(table.onlookers)}
     if match is not None:
         time_ms = 0
-        referee = table.referee
-        if referee is not None and referee.deadline is not None:
-            time_ms = max(0, int((referee.deadline - table.server.loop.time()) * 1000))
+        driver = table.driver
+        if driver is not None and driver.deadline is not None:
+            time_ms = max(0, int((driver.deadline - table.host.loop.time()) * 1000))
         standings = list(match.standings) if match.over else None
         view = match.view(None)
         out["match"] = match_state(view, time_ms, standings)

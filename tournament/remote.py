@@ -88,7 +88,7 @@ class Hall:
     def admit(self, name: str, token: str | None = None) -> Player:
         """Register a remote entrant; its player's token is what the bot says hello with."""
         player = self._players.new(name, True, token)
-        player.table = self
+        player.room = self
         self.entrants[name] = player
         return player
 
@@ -158,7 +158,7 @@ class Hall:
 
     def holds(self, player: Player, seat: int) -> bool:
         now = self.playing_now.get(player)
-        return player.table is self and now is not None and now[1].index == seat
+        return player.room is self and now is not None and now[1].index == seat
 
     def state_for(self, player: Player, msg_id: int | None = None) -> State:
         return self._state(player, msg_id)

@@ -37,18 +37,18 @@ async def test_a_match_waits_for_its_person_past_the_grace_period_and_plays_on_w
     async with serving(grace_period=0.2, abandon_after=120.0, bot_delay=0.0) as server:
         ann, table_id, token = await _alone_with_bots(server)
         table = server.lobby.tables[table_id]
-        match, referee = table.match, table.referee
-        assert match is not None and referee is not None
+        match, driver = table.match, table.driver
+        assert match is not None and driver is not None
         turn = await ann.until("turn", timeout=30)
         while "hand" not in turn:
             turn = await ann.until("turn", timeout=30)
         ann.writer.transport.abort()  # a laptop shut on her move: no goodbye
-        await wait_for(lambda: referee.paused)
+        await wait_for(lambda: driver.paused)
         played = len(match.log)
         await asyncio.sleep(1.0)  # five grace periods
         assert len(match.log) == played, "the bots played on for nobody"
         assert server.lobby.tables.get(table_id) is table and not match.over
-        assert referee.deadline is None  # no clock runs
+        assert driver.deadline is None  # no clock runs
 
         back = await Raw.connect(server.port)
         back.send({"type": "hello", "protocol": [1], "token": token, "id": 1})
@@ -57,7 +57,7 @@ async def test_a_match_waits_for_its_person_past_the_grace_period_and_plays_on_w
         assert (snapshot["round"], snapshot["turn"]) == (turn["round"], turn["turn"])
         assert snapshot["to_move"] == 0 and snapshot["legal"], "still her move"
         assert 0 < snapshot["time_ms"] <= turn["time_ms"]  # her clock stood still
-        assert not referee.paused
+        assert not driver.paused
         back.send(_answer(snapshot, 2))
         assert await back.until_any({"ok", "error"}) == {"type": "ok", "id": 2}
         end = await asyncio.wait_for(raw_player(back), 120)  # her seat is hers again
@@ -101,8 +101,8 @@ async def test_while_another_person_plays_on_a_vanished_one_is_replaced_as_befor
         await bea.until("round_start")
         ann.writer.transport.abort()
         await bea.until("player_replaced", seat=0, timeout=30)  # Bea is here: no waiting
-        referee = server.lobby.tables[table_id].referee
-        assert referee is not None and not referee.paused
+        driver = server.lobby.tables[table_id].driver
+        assert driver is not None and not driver.paused
         bea.close()
 
 
