@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from leastscore.game import Match, Rules
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.names import unique_names
 from leastscore.seats.seat import Seat
 
 from . import make_bot
@@ -52,8 +53,7 @@ async def play_match_async(
         BotSeat(make_bot(o, seed + i) if isinstance(o, str) else o) for i, o in enumerate(opponents)
     ]
     seats: list[Seat] = [*others[:seat], BotSeat(bot), *others[seat:]]
-    names = [s.name for s in seats]
-    names = [n if names.count(n) == 1 else f"{n} {i}" for i, n in enumerate(names)]
+    names = unique_names([s.name for s in seats])
     match = Match(names, Rules(threshold=threshold), seed=seed)
     driver = MatchDriver(
         match,

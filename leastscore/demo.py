@@ -46,14 +46,13 @@ def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str
     from leastscore.game import Match, Rules, write_log
     from leastscore.seats.core import Policy
     from leastscore.seats.driver import MatchDriver
+    from leastscore.seats.names import unique_names
 
     from .replay_cmd import show_match
 
     players = [make_bot(level, None if seed is None else seed + i) for i in range(seats)]
     # named as at a server's table: "Greedy bot", "Greedy bot (2)", ...
-    names = [f"{players[0].name.capitalize()} bot"] + [
-        f"{players[0].name.capitalize()} bot ({i + 1})" for i in range(1, seats)
-    ]
+    names = unique_names([f"{p.name.capitalize()} bot" for p in players])
     match = Match(names, Rules(threshold=threshold), seed)
     seats_ = [BotSeat(players[i], names[i]) for i in range(seats)]
     driver = MatchDriver(

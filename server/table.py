@@ -27,6 +27,7 @@ from leastscore.protocol.messages import (
 )
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.names import unique_names
 from leastscore.seats.seat import Seat
 
 from .room import Cancellable, ConnectedSeat, Host, encoded
@@ -137,7 +138,7 @@ class Table:
     def info(self) -> TableInfo:
         # Seats are named as the match names them (two "Greedy bot"s become "Greedy bot"
         # and "Greedy bot (2)"), so that a snapshot and the match's events agree.
-        names = _unique([slot.name for slot in self.slots])
+        names = unique_names([slot.name for slot in self.slots])
         return TableInfo(
             id=self.id,
             name=self.name,
@@ -364,7 +365,7 @@ class Table:
                 slot.player.seat = i
         if len(self.slots) < 2:
             raise ProtocolError(errors.NOT_ALLOWED, "a match needs at least 2 players")
-        names = _unique([s.name for s in self.slots])
+        names = unique_names([s.name for s in self.slots])
         self.match = Match(names, self.rules)  # a shuffle from the OS's secure randomness
         self.held = {s.player: i for i, s in enumerate(self.slots) if s.player is not None}
         people = any(s.player is not None and not s.player.bot for s in self.slots)
@@ -476,12 +477,3 @@ class Table:
         if seat is None:
             raise ProtocolError(errors.NO_MATCH, "you are not in this match", msg_id)
         seat.receive(move, msg_id, stamp)
-
-
-def _unique(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    return out

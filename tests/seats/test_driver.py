@@ -493,3 +493,10 @@ async def test_a_seat_is_given_its_own_view_with_its_turn_and_a_spectator_s_with
         assert all(v.seat == seat and v.hand for v in mine)
         assert all(v.seat is None and v.hand == () and not v.legal_groups for v in others)
         assert all(v.to_move != seat for v in others)
+
+
+def test_alike_names_are_told_apart_as_a_server_table_does():
+    from leastscore.seats.names import unique_names
+
+    names = unique_names(["Greedy bot", "Ann", "Greedy bot", "Greedy bot"])
+    assert names == ["Greedy bot", "Ann", "Greedy bot (2)", "Greedy bot (3)"]
