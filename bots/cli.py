@@ -20,17 +20,27 @@ if TYPE_CHECKING:
     from leastscore.seats.sandbox import Limits, Mode
 
 
-def _levels(values: tuple[str, ...]) -> list[str]:
-    """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
+def checked_level(level: str, option: str = "--level") -> str:
+    """``level`` if it names a built-in bot (``expert:samples=24``), else the option's
+    error saying why: the one check of every command that takes a level."""
     from leastscore.bots import builtin
 
+    try:
+        builtin(level)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return level
+
+
+def level_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A click callback: a ``--level`` that names a built-in bot."""
+    return checked_level(value, param.opts[0] if param.opts else "--level")
+
+
+def _levels(values: tuple[str, ...]) -> list[str]:
+    """``--bots greedy,random --bots random`` -> ["greedy", "random", "random"]."""
     levels = [v.strip() for value in values for v in value.split(",") if v.strip()]
-    for level in levels:
-        try:
-            builtin(level)
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--bots") from None
-    return levels
+    return [checked_level(level, "--bots") for level in levels]
 
 
 def _address(text: str) -> tuple[str, int]:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 import click
+from leastscore.bots.cli import level_option
 from leastscore.protocol.address import DEFAULT_PORT, parse_address
 from leastscore.server.config import ServerConfig
 
@@ -35,16 +36,6 @@ def default_name() -> str:
     return (name or "player")[:32]
 
 
-def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from leastscore.bots import builtin
-
-    try:
-        builtin(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
-    return value
-
-
 @click.command()
 @click.option(
     "--server",
@@ -67,7 +58,7 @@ def _level(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--level",
     default="counter",
     show_default=True,
-    callback=_level,
+    callback=level_option,
     help="With --local: the bots' level (random, greedy, counter, expert).",
 )
 @click.option(

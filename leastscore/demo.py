@@ -6,15 +6,7 @@ import math
 
 import click
 
-
-def _level(value: str) -> str:
-    from leastscore.bots import builtin
-
-    try:
-        builtin(value)
-    except ValueError as e:
-        raise click.BadParameter(str(e)) from None
-    return value
+from leastscore.bots.cli import level_option
 
 
 @click.command()
@@ -23,7 +15,7 @@ def _level(value: str) -> str:
     "--level",
     default="greedy",
     show_default=True,
-    callback=lambda ctx, param, value: _level(value),
+    callback=level_option,
     help="The bots' level: random, greedy, counter or expert (options as LEVEL:KEY=VALUE).",
 )
 @click.option(
