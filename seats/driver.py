@@ -85,7 +85,7 @@ class MatchDriver:
         *,
         time_limit: float | Callable[[int], float],
         policy: Policy | None = None,
-        on_events: Callable[[list[Event]], None] | None = None,
+        on_events: Callable[[Tell], None] | None = None,
         on_turn: Callable[[int, float, View], None] | None = None,
     ) -> None:
         if len(seats) != match.seat_count:
@@ -231,7 +231,7 @@ class MatchDriver:
                         for later, i in skimmers:
                             later.append(copy[i])
         if self._on_events is not None:
-            self._on_events(tell.events)
+            self._on_events(tell)
 
     def _catch_up(self, index: int) -> None:
         """Tell an ``immediate`` seat the events it has not heard yet."""

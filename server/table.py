@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 from leastscore.bots.seat import BotSeat
-from leastscore.game import Event, Match, Move, Rules, View
+from leastscore.game import Match, Move, Rules, View
 from leastscore.protocol import encode, errors
 from leastscore.protocol.convert import match_state, public_turn, turn_for
 from leastscore.protocol.errors import ProtocolError
@@ -25,7 +25,7 @@ from leastscore.protocol.messages import (
     TableChanged,
     TableInfo,
 )
-from leastscore.seats.core import Policy
+from leastscore.seats.core import Policy, Tell
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.names import unique_names
 from leastscore.seats.seat import Seat
@@ -401,12 +401,14 @@ class Table:
     def _bot_seat(self, level: str, name: str, paced: bool = True) -> BotSeat:
         return self.host.bots.seat(level, name, paced=paced)
 
-    def _watchers_see(self, events: list[Event]) -> None:
+    def _watchers_see(self, tell: Tell) -> None:
+        """New events: the record gets them whole, spectators their copy (the core's
+        own: cut once, and shared with the seats)."""
         if self.recording is not None:
-            self.recording.add(events)
+            self.recording.add(tell.events)
         if not self.spectators and not self.onlookers:
             return  # nobody watches (a table of players, as most are): no copies to cut
-        seen = [event.seen_by(None) for event in events]
+        seen = tell.for_seat(-1)
         for player in self.spectators:
             if player.connected:
                 for event in seen:
