@@ -1,11 +1,15 @@
 """Dependencies point one way: each part imports only the parts below it.
 
     about <- game <- protocol <- seats <- bots <- server <- {client, tournament} <- command
+    <- bench
 
 ``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
 (the players' language) import nothing of the project and count as one part;
 ``game`` and ``protocol`` are pure; the seat layer knows no bot, server or
-client. Every import counts, also one inside a function.
+client; the benchmarks may use everything and nothing uses them. Every import
+counts, also one inside a function. Inside a folder, the modules' imports as
+they run (those for type checking apart) form no cycle: none is closed by an
+import hidden in a function.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ BELOW: dict[str, set[str]] = {
     "server": {"about", "game", "protocol", "seats", "bots"},
     "client": {"about", "game", "protocol", "seats", "bots", "server"},
     "tournament": {"about", "game", "protocol", "seats", "bots", "server"},
+    "bench": {"about", "game", "protocol", "seats", "bots", "server", "client", "tournament"},
 }
+BELOW["bench"].add("command")
 OLD_TOP_LEVEL = {*FOLDERS}
 ABOUT = ("about", "lang")
 """The command's modules that any part may import: they import nothing of the project."""
@@ -35,6 +41,8 @@ ABOUT = ("about", "lang")
 def part_of(module: str) -> str | None:
     """``leastscore.server.table`` -> ``server``; the command's own modules -> ``command``."""
     names = module.split(".")
+    if names[0] == "bench":
+        return "bench"
     if names[0] != "leastscore":
         return None
     if len(names) == 1:
@@ -52,6 +60,7 @@ def sources() -> list[tuple[str, Path]]:
         for path in sorted((ROOT / folder).rglob("*.py")):
             found.append((folder, path))
     found += [("about", ROOT / "leastscore" / f"{name}.py") for name in ABOUT]
+    found += [("bench", path) for path in sorted((ROOT / "bench").rglob("*.py"))]
     return found
 
 
@@ -76,6 +85,8 @@ def imports(path: Path, package: str) -> list[tuple[int, str]]:
 def package_of(folder: str, path: Path) -> str:
     if folder == "about":
         return "leastscore"
+    if folder == "bench":
+        return ".".join(["bench", *path.relative_to(ROOT / "bench").with_suffix("").parts[:-1]])
     inner = path.relative_to(ROOT / folder).with_suffix("").parts
     parts = ["leastscore", folder, *inner]
     return ".".join(parts[:-1])  # a module's package, and an __init__'s own
@@ -95,3 +106,71 @@ def test_imports_point_down(folder: str, path: Path) -> None:
         if part not in BELOW[folder]:
             wrong.append(f"line {line}: {folder} imports {name} ({part} is not below {folder})")
     assert not wrong, f"{path.relative_to(ROOT)}:\n" + "\n".join(wrong)
+
+
+def _run_time_imports(path: Path, package: str) -> list[tuple[str, list[str] | None]]:
+    """The modules ``path`` imports when it runs (not under ``if TYPE_CHECKING``), made
+    absolute, with the names a ``from`` import takes (they may be modules too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
+    here = package.split(".")
+    out: list[tuple[str, list[str] | None]] = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            out += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            name = ".".join([*base, node.module] if node.module else base)
+            out.append((name, [alias.name for alias in node.names]))
+    return out
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of the graph (its modules in order), or None."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        if module in path:
+            return path[path.index(module) :] + [module]
+        if module in done:
+            return None
+        path.append(module)
+        for target in sorted(edges.get(module, ())):
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(module)
+        return None
+
+    for module in sorted(edges):
+        found = visit(module)
+        if found:
+            return found
+    return None
+
+
+def test_no_folder_has_an_import_cycle() -> None:
+    modules: dict[str, tuple[str, Path]] = {}
+    for folder, path in sources():
+        package = package_of(folder, path)
+        module = package if path.name == "__init__.py" else f"{package}.{path.stem}"
+        modules[module] = (folder, path)
+    edges: dict[str, set[str]] = {}
+    for module, (folder, path) in modules.items():
+        package = package_of(folder, path)
+        targets: set[str] = set()
+        for name, names in _run_time_imports(path, package):
+            subs = {f"{name}.{n}" for n in names or () if f"{name}.{n}" in modules}
+            targets |= subs or ({name} if name in modules else set())
+        edges[module] = {t for t in targets if t != module and modules[t][0] == folder}
+    cycle = _cycle(edges)
+    assert cycle is None, "an import cycle: " + " -> ".join(cycle or [])

@@ -18,6 +18,7 @@ from leastscore.protocol.address import parse_address
 from leastscore.seats.core import TimeControl
 from leastscore.seats.sandbox import Limits, Mode
 
+from .deals import derive
 from .entrants import Entrant, make_entrant
 from .per_deal import SprtSettings
 from .schedule import Schedule
@@ -149,9 +150,7 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
         if len(set(chosen)) < len(chosen):
             raise ValueError("two remote entrants have the same token: give each its own")
         if self.stages:
-            from .stages import check_stages
-
-            check_stages(self)  # each stage's schedule: the contest has none of its own
+            self._check_stages()  # each stage's schedule: the contest has none of its own
         else:
             self.schedule()  # every other check: names, seats against entrants, the gauntlet
         if self.sprt is not None:
@@ -168,6 +167,60 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             if e.name == name:
                 return e
         raise KeyError(name)
+
+    def _check_stages(self) -> None:
+        """Refuse (``ValueError``) stages that cannot be played with the contest's entrants."""
+        count = len(self.entrants)
+        for number, stage in enumerate(self.stages, 1):
+            seats = stage.seats or self.seats
+            where = f"stage {number} ({stage.kind})"
+            if count < seats:
+                raise ValueError(
+                    f"{where}: {seats} seats need at least {seats} entrants, not {count}"
+                )
+            if stage.kind == "swiss" and count % seats:
+                raise ValueError(
+                    f"{where}: a Swiss stage seats everyone at full tables: {count} entrants "
+                    f"is not a multiple of {seats} (cut with keep= to a multiple before it)"
+                )
+            if stage.kind == "gauntlet" and stage.gauntlet not in self.names:
+                raise ValueError(f"{where}: {stage.gauntlet!r} is not an entrant")
+            if stage.kind != "swiss":
+                groups = self.stage_config(number - 1, list(self.names)[:count])
+                groups.schedule()  # the size limit, seats against entrants
+            if stage.keep is not None:
+                if stage.keep >= count:
+                    raise ValueError(f"{where}: keep={stage.keep} cuts nobody from {count}")
+                count = stage.keep
+            elif stage.below is not None and number < len(self.stages):
+                following = self.stages[number]
+                if following.kind == "swiss":
+                    raise ValueError(
+                        f"stage {number + 1} (swiss) needs a known number of entrants: "
+                        f"cut stage {number} with keep= rather than below="
+                    )
+
+    def stage_config(
+        self,
+        index: int,
+        entrants: list[str],
+        groups: tuple[tuple[str, ...], ...] | None = None,
+        round_number: int = 0,
+    ) -> TournamentConfig:
+        """The ordinary tournament that stage ``index`` (or one round of it) plays."""
+        stage = self.stages[index]
+        chosen = tuple(e for e in self.entrants if e.name in entrants)
+        return msgspec.structs.replace(
+            self,
+            entrants=chosen,
+            seats=stage.seats or self.seats,
+            deals=stage.deals,
+            gauntlet=stage.gauntlet,
+            seed=derive(self.seed, "stage", index, round_number),
+            groups=groups,
+            stages=(),
+            sprt=None,
+        )
 
     def schedule(self) -> Schedule:
         return Schedule(self.names, self.seats, self.deals, self.seed, self.gauntlet, self.groups)

@@ -36,37 +36,6 @@ if TYPE_CHECKING:
     from .store import Store
 
 
-def check_stages(config: TournamentConfig) -> None:
-    """Refuse (``ValueError``) stages that cannot be played with the contest's entrants."""
-    count = len(config.entrants)
-    for number, stage in enumerate(config.stages, 1):
-        seats = stage.seats or config.seats
-        where = f"stage {number} ({stage.kind})"
-        if count < seats:
-            raise ValueError(f"{where}: {seats} seats need at least {seats} entrants, not {count}")
-        if stage.kind == "swiss" and count % seats:
-            raise ValueError(
-                f"{where}: a Swiss stage seats everyone at full tables: {count} entrants "
-                f"is not a multiple of {seats} (cut with keep= to a multiple before it)"
-            )
-        if stage.kind == "gauntlet" and stage.gauntlet not in config.names:
-            raise ValueError(f"{where}: {stage.gauntlet!r} is not an entrant")
-        if stage.kind != "swiss":
-            groups = _stage_config(config, number - 1, list(config.names)[:count])
-            groups.schedule()  # the size limit, seats against entrants
-        if stage.keep is not None:
-            if stage.keep >= count:
-                raise ValueError(f"{where}: keep={stage.keep} cuts nobody from {count}")
-            count = stage.keep
-        elif stage.below is not None and number < len(config.stages):
-            following = config.stages[number]
-            if following.kind == "swiss":
-                raise ValueError(
-                    f"stage {number + 1} (swiss) needs a known number of entrants: "
-                    f"cut stage {number} with keep= rather than below="
-                )
-
-
 @dataclass
 class StageOutcome:
     """One stage: its standings, who went on, who was cut and why."""
@@ -102,29 +71,6 @@ def cut(stage: Stage, tally: Tally) -> tuple[list[str], dict[str, str]]:
         }
         return [b for b in order if b not in why], why
     return order, {}
-
-
-def _stage_config(
-    config: TournamentConfig,
-    index: int,
-    entrants: list[str],
-    groups: tuple[tuple[str, ...], ...] | None = None,
-    round_number: int = 0,
-) -> TournamentConfig:
-    """The ordinary tournament that stage ``index`` (or one round of it) plays."""
-    stage = config.stages[index]
-    chosen = tuple(e for e in config.entrants if e.name in entrants)
-    return msgspec.structs.replace(
-        config,
-        entrants=chosen,
-        seats=stage.seats or config.seats,
-        deals=stage.deals,
-        gauntlet=stage.gauntlet,
-        seed=derive(config.seed, "stage", index, round_number),
-        groups=groups,
-        stages=(),
-        sprt=None,
-    )
 
 
 def swiss_tables(order: list[str], seats: int) -> tuple[tuple[str, ...], ...]:
@@ -173,7 +119,7 @@ def run_contest(
             if stage.kind == "swiss":
                 seats = stage.seats or config.seats
                 groups = swiss_tables(order, seats)
-            part = _stage_config(config, index, entrants, groups, round_number)
+            part = config.stage_config(index, entrants, groups, round_number)
             part_store = _sub_store(store, number, round_number + 1 if runs > 1 else None, part)
             title = f"stage {number}" + (f" round {round_number + 1}" if runs > 1 else "")
             try:
@@ -208,7 +154,7 @@ def run_contest(
         entrants = kept
     last = outcomes[-1]
     # what the table shows: the last stage's format, the contest's seed
-    final = _stage_config(config, len(outcomes) - 1, last.entrants)
+    final = config.stage_config(len(outcomes) - 1, last.entrants)
     final = msgspec.structs.replace(final, seed=config.seed)
     stages = [stage_report(o) for o in outcomes]
     if store is not None:
