@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import IO
 
 import msgspec
@@ -40,9 +39,9 @@ def write_log(events: Iterable[Event], out: IO[bytes]) -> None:
         out.write(b"\n")
 
 
-def read_log(path: str | Path) -> list[Event]:
-    with open(path, "rb") as f:
-        return [decode_event(line) for line in f if line.strip()]
+def read_log(lines: Iterable[bytes]) -> list[Event]:
+    """The events of a JSON Lines log: an open file (binary), or its lines."""
+    return [decode_event(line) for line in lines if line.strip()]
 
 
 def moves_of(events: Iterable[Event]) -> Iterator[tuple[int, Move | Resigned, bool]]:

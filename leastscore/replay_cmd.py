@@ -116,7 +116,8 @@ def replay(source: str, db: str | None, check: bool) -> None:
         raise click.ClickException(f"no match log at {source}")
     else:
         try:
-            events = read_log(path)
+            with path.open("rb") as log:
+                events = read_log(log)
         except Exception as e:
             raise click.ClickException(f"{source} is not a match log: {e}") from None
     show_match(events, status=status)

@@ -139,7 +139,7 @@ def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
 
     def visit(module: str) -> list[str] | None:
         if module in path:
-            return path[path.index(module) :] + [module]
+            return [*path[path.index(module) :], module]
         if module in done:
             return None
         path.append(module)

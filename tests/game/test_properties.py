@@ -188,7 +188,8 @@ def test_same_seed_same_moves_same_log_and_logs_replay(args):
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
         f.write(buf.getvalue())
         f.flush()
-        loaded = read_log(f.name)
+        with open(f.name, "rb") as written:
+            loaded = read_log(written)
     assert loaded == first.log
     assert replay(loaded) == first.log
 

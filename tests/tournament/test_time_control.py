@@ -96,7 +96,7 @@ def test_a_slow_program_loses_on_time_and_one_in_time_never_does(tmp_path: Path)
     for result in results:
         for seat in result["seats"]:
             assert seat["lost_on_time"] == (seat["bot"] == "slow"), result
-        log = read_log(out / "logs" / f"{result['fixture']:06d}.jsonl")
+        log = read_log((out / "logs" / f"{result['fixture']:06d}.jsonl").read_bytes().splitlines())
         reasons = [(e.seat, e.reason) for e in log if isinstance(e, Resigned)]
         names = [s["bot"] for s in result["seats"]]
         assert reasons == ([(names.index("slow"), LOST_ON_TIME)] if "slow" in names else [])
