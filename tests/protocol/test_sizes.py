@@ -14,7 +14,7 @@ from leastscore.game.groups import hand_info
 from leastscore.protocol.convert import turn_for
 from leastscore.protocol.messages import PlayerName
 from leastscore.protocol.vectorgen import shipped
-from leastscore.server.table import _unique
+from leastscore.seats.names import unique_names
 from leastscore.tournament.entrants import MAX_NAME
 
 MOST_GROUPS = 12
@@ -65,7 +65,7 @@ def test_hands_and_open_cards_never_pass_five_and_legal_is_sorted_and_unique(
 def test_names_are_at_most_42_characters() -> None:
     longest = "x" * 32
     assert PlayerName.__metadata__[0].max_length == 32
-    assert max(map(len, _unique([longest] * 8))) <= MOST_NAME  # the server's names
+    assert max(map(len, unique_names([longest] * 8))) <= MOST_NAME  # the server's names
     assert MAX_NAME <= MOST_NAME  # a tournament's entrants
     names = seat_names(["greedy", "expert:samples=24,time_budget=0.05"], 0, "greedy")
     assert names[0] == "greedy (checked)" and max(map(len, names)) <= MOST_NAME

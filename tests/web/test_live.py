@@ -16,11 +16,10 @@ from leastscore.game import Declared, Event, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.game.narrate import describe
 from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
 from leastscore.server.store import MatchDatabase
 
 from ..server.conftest import Raw
-from .conftest import screenshot_path
+from .conftest import screenshot_path, web_server
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -33,15 +32,9 @@ SIZES = [(1280, 800), (390, 844)]
 
 @pytest.fixture
 async def viewed(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
-    server = Server(
-        ServerConfig(port=0, db=str(tmp_path / "matches.sqlite3"), bot_delay=0.0, grace_period=1.0)
-    )
-    await server.start()
-    view = WebView(server, "127.0.0.1", 0)
-    await view.start()
-    server.web = view
-    yield server, view
-    await server.shutdown()
+    db = str(tmp_path / "matches.sqlite3")
+    async with web_server(db=db, bot_delay=0.0, grace_period=1.0) as served:
+        yield served
 
 
 def public_cards(log: list[Event]) -> dict[int, set[str]]:

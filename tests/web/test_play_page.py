@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
 
+from .conftest import sit_down, web_server
 from .test_live import no_sideways_scroll, public_cards
 from .test_play_socket import visible_to
 
@@ -27,13 +27,8 @@ RANKS = "A23456789TJQK"
 
 @pytest.fixture
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
-    server = Server(ServerConfig(port=0, bot_delay=0.0, grace_period=30.0))
-    await server.start()
-    view = WebView(server, "127.0.0.1", 0)
-    await view.start()
-    server.web = view
-    yield server, view
-    await server.shutdown()
+    async with web_server(bot_delay=0.0, grace_period=30.0) as both:
+        yield both
 
 
 async def my_move(page: Any) -> bool:
@@ -71,9 +66,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     page = await browser.new_page(viewport={"width": 390, "height": 844})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(view.address + "#/play")
-    await page.get_by_label("Your name").fill("Ann")
-    await page.get_by_role("button", name="Sit down").click()
+    await sit_down(page, view.address, "Ann")
     await page.get_by_label("Seats").select_option("2")
     await page.get_by_label("Out above this score").fill("30")
     await page.get_by_role("button", name="Create a table").click()
@@ -110,9 +103,7 @@ async def test_an_illegal_selection_is_explained_and_cannot_be_played(
 ) -> None:
     _, view = served
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    await page.goto(view.address + "#/play")
-    await page.get_by_label("Your name").fill("Bea")
-    await page.get_by_role("button", name="Sit down").click()
+    await sit_down(page, view.address, "Bea")
     await page.get_by_label("Seats").select_option("2")
     await page.get_by_role("button", name="Create a table").click()
     await page.get_by_role("button", name="Add a bot").click()
@@ -157,9 +148,7 @@ async def test_a_table_is_created_with_its_house_rules(
 ) -> None:
     server, view = served
     page = await browser.new_page(viewport={"width": 390, "height": 844})
-    await page.goto(view.address + "#/play")
-    await page.get_by_label("Your name").fill("Cy")
-    await page.get_by_role("button", name="Sit down").click()
+    await sit_down(page, view.address, "Cy")
     await page.get_by_label("Table name").fill("Friday")
     await page.get_by_text("House rules").click()
     await page.get_by_label("Runs must be of one suit").check()

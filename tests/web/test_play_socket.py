@@ -18,9 +18,9 @@ from leastscore.game import Event, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.protocol import decode_server
 from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
 
 from ..server.conftest import Raw, raw_player
+from .conftest import web_server
 from .test_live import cards_in, public_cards
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
@@ -34,13 +34,8 @@ MALFORMED = {"bad_frame", "bad_message", "unknown_type", "hello_required", "fram
 
 @pytest.fixture
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
-    server = Server(ServerConfig(port=0, bot_delay=0.0, grace_period=5.0))
-    await server.start()
-    view = WebView(server, "127.0.0.1", 0)
-    await view.start()
-    server.web = view
-    yield server, view
-    await server.shutdown()
+    async with web_server(bot_delay=0.0, grace_period=5.0) as both:
+        yield both
 
 
 class Socket:
