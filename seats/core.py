@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import msgspec
 from leastscore.game import Event, IllegalMove, Match, Move, NotYourTurn, View
@@ -31,6 +31,9 @@ class Faults:
     crashes: int = 0
     lost_on_time: int = 0
     """Faults of kind ``time``: 1 when the seat's time bank ran out (a loss on time)."""
+    failures: dict[str, int] = field(default_factory=dict)
+    """The crashes by how they came about (``SeatFailed.kind``: ``start``, ``crash``,
+    ``garbled``, ``protocol``, ``limit``, ``gone``)."""
 
     @property
     def total(self) -> int:
@@ -320,15 +323,18 @@ class MatchCore:
         out.append(nxt)
         return out
 
-    def failed(self, seat: int, now: float) -> list[Action]:
-        """``seat`` crashed or went away while it was asked."""
+    def failed(self, seat: int, now: float, kind: str = "crash") -> list[Action]:
+        """``seat`` crashed or went away while it was asked; ``kind`` says how (a
+        ``SeatFailed.kind``)."""
         ask = self.asking
         if ask is None or ask.seat != seat:
             return []
         self.asking = None
         if self.banks is not None and now >= ask.deadline:
             return self._lost_on_time(seat, [], now)  # its time ran out first
-        self.faults[seat].crashes += 1
+        faults = self.faults[seat]
+        faults.crashes += 1
+        faults.failures[kind] = faults.failures.get(kind, 0) + 1
         self._stop_clock(ask, now)
         return self._auto(seat, [], now)
 

@@ -275,8 +275,8 @@ class MatchDriver:
                     return  # it resigned as it heard them
             try:
                 move = choose_now(ask.view, ask.time_limit)
-            except SeatFailed:
-                todo += core.failed(index, loop.time())
+            except SeatFailed as e:
+                todo += core.failed(index, loop.time(), e.kind)
                 return
             actions = core.moved(index, move, loop.time())
             if todo or len(actions) != 3:
@@ -304,16 +304,16 @@ class MatchDriver:
             try:
                 moved, lost = partial(self._moved, ask), partial(self._lost, ask)
                 later.listen(ask.view, ask.time_limit, moved, lost)
-            except SeatFailed:
-                self._lost(ask)
+            except SeatFailed as e:
+                self._lost(ask, e)
                 return
             if self._waiting_for is ask:  # not answered at once (an early move)
                 self._arm(ask.deadline)
             return
         try:
             waiting = asyncio.ensure_future(self.seats[index].choose(ask.view, ask.time_limit))
-        except SeatFailed:
-            self._do(self.core.failed(index, self._time()))
+        except SeatFailed as e:
+            self._do(self.core.failed(index, self._time(), e.kind))
             return
         self._waiting, self._waiting_for = waiting, ask
         waiting.add_done_callback(self._answered)
@@ -328,12 +328,12 @@ class MatchDriver:
         self._slice_end = now + SLICE
         self._do(self.core.moved(ask.seat, move, now))
 
-    def _lost(self, ask: Ask) -> None:
+    def _lost(self, ask: Ask, error: SeatFailed) -> None:
         """The player of a seat that answers by calling back is gone, while asked."""
         if ask is not self._waiting_for:
             return
         self._waiting_for = self._listening = None
-        self._do(self.core.failed(ask.seat, self._time()))
+        self._do(self.core.failed(ask.seat, self._time(), error.kind))
 
     def _resume(self, ask: Ask) -> None:
         self._slice_end = self._time() + SLICE
@@ -348,7 +348,9 @@ class MatchDriver:
         self._waiting = self._waiting_for = None
         now = self._time()
         self._slice_end = now + SLICE
-        if waiting.cancelled() or isinstance(error, SeatFailed):
+        if isinstance(error, SeatFailed):
+            self._do(self.core.failed(ask.seat, now, error.kind))
+        elif waiting.cancelled():
             self._do(self.core.failed(ask.seat, now))
         elif error is not None:
             done = self._done

@@ -51,7 +51,15 @@ from leastscore.protocol.messages import (
 
 from .core import TooLate
 from .sandbox import Containment, Jail, Usage, spawn
-from .seat import MoveSlot, SeatFailed
+from .seat import (
+    Crashed,
+    DidNotStart,
+    GarbledOutput,
+    MoveSlot,
+    OverLimit,
+    ProtocolViolation,
+    SeatFailed,
+)
 
 log = logging.getLogger("leastscore.program")
 
@@ -120,6 +128,8 @@ class ProgramSeat:
         self._outbox_size = 0
         self._gathering: asyncio.TimerHandle | None = None
         self.failure: str | None = None
+        self.failure_kind: type[SeatFailed] = Crashed
+        """How the last failure came about (``SeatFailed``'s subclasses)."""
         """Why the running program was given up, if it was."""
         self.starts = 0
         self.problems: list[str] = []
@@ -145,6 +155,7 @@ class ProgramSeat:
         """Start the program and complete its handshake, or raise ``SeatFailed``."""
         await self.close(quick=True)
         self.failure = None
+        self.failure_kind = Crashed
         self._leaving = False
         self.starts += 1
         # Nothing but the welcome until it is asked to move (then it gets a snapshot),
@@ -167,13 +178,18 @@ class ProgramSeat:
             self.proc = self._jail.proc
             output.started(self.proc)
         except OSError as e:
-            raise self._fail(f"cannot start {self.argv[0]}: {e.strerror or e}") from None
+            raise self._fail(
+                f"cannot start {self.argv[0]}: {e.strerror or e}", DidNotStart
+            ) from None
         try:
             hello = await asyncio.wait_for(asyncio.shield(self._hello), self.startup_time)
         except TimeoutError:
-            raise self._fail(f"no hello within {self.startup_time:g} s of starting") from None
-        except SeatFailed:
-            raise
+            raise self._fail(
+                f"no hello within {self.startup_time:g} s of starting", DidNotStart
+            ) from None
+        except Crashed as e:  # it ended before its hello: it did not start
+            self.failure_kind = DidNotStart
+            raise DidNotStart(str(e)) from None
         self.hello = hello
         self.version = negotiate(hello.protocol)
         if self.version is None:
@@ -181,27 +197,28 @@ class ProgramSeat:
             self._write(refusal)
             self._flush()
             spoken = ", ".join(map(str, refusal.supported or ()))
-            raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}")
+            raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}", DidNotStart)
         from leastscore.about import VERSION
 
         self._write(program_welcome(self.version, f"leastscore {VERSION}", hello.id))
         self._flush()
         self._welcomed = True
 
-    def _fail(self, why: str) -> SeatFailed:
-        """Give up on the running program: kill it and remember why."""
+    def _fail(self, why: str, kind: type[SeatFailed] = Crashed) -> SeatFailed:
+        """Give up on the running program: kill it and remember why, and how (``kind``)."""
         if self.failure is None:
             self.failure = why
+            self.failure_kind = kind
             self.problems.append(why)
             log.info("%s: %s", self.name, why)
         if self.proc is not None and self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 self.proc.kill()
         if self._hello is not None and not self._hello.done():
-            self._hello.set_exception(SeatFailed(why))
+            self._hello.set_exception(kind(why))
             self._hello.exception()  # seen: no one may be waiting any more (a timeout)
-        self.slot.fail(SeatFailed(why))
-        return SeatFailed(f"{self.name}: {why}")
+        self.slot.fail(kind(why))
+        return kind(f"{self.name}: {why}")
 
     def _over(self, code: int | None = None) -> str | None:
         """Why it is ended when it went over a limit (each counted once), else None."""
@@ -221,7 +238,7 @@ class ProgramSeat:
         self._jail.cpu_seconds()
         over = self._over()
         if over is not None and self.alive:
-            self._fail(over)
+            self._fail(over, OverLimit)
 
     @property
     def cpu_seconds(self) -> float:
@@ -236,7 +253,10 @@ class ProgramSeat:
             over = self._over(code)
             if over is None and code == 0 and self._leaving:
                 return  # it left when told ``bye``: as it should
-            self._fail(over or (f"exited with code {code}" if code else "closed its output"))
+            if over is not None:
+                self._fail(over, OverLimit)
+            else:
+                self._fail(f"exited with code {code}" if code else "closed its output")
 
     def _handle(self, message: msgspec.Struct) -> None:
         if isinstance(message, Hello):
@@ -251,7 +271,7 @@ class ProgramSeat:
             except ProtocolError as e:
                 self._write(Error(e.code, e.message, e.id))
                 self.problems.append(e.message)
-                self.slot.fail(SeatFailed(e.message))
+                self.slot.fail(ProtocolViolation(e.message))
                 return
             if not self.slot.offer(move, message.id, stamp_of(message)):
                 self.problems.append("moved when it was not its turn")
@@ -393,7 +413,7 @@ class ProgramSeat:
         view: View,
         time_limit: float,
         moved: Callable[[Move], None],
-        failed: Callable[[], None],
+        failed: Callable[[SeatFailed], None],
     ) -> None:
         """The usual move answers by calling back (``AnswersLater``): the program's
         answer is judged in the pass that read it. A program being started afresh, or
@@ -413,7 +433,10 @@ class ProgramSeat:
             asking.cancel()
 
     def _chosen(
-        self, moved: Callable[[Move], None], failed: Callable[[], None], asking: asyncio.Task[Move]
+        self,
+        moved: Callable[[Move], None],
+        failed: Callable[[SeatFailed], None],
+        asking: asyncio.Task[Move],
     ) -> None:
         if asking is not self._asking or asking.cancelled():
             return
@@ -426,11 +449,12 @@ class ProgramSeat:
                 asking.get_loop().call_exception_handler(
                     {"message": f"asking {self.name} for a move failed", "exception": error}
                 )
-            failed()
+                error = Crashed(f"{self.name}: {error}")
+            failed(error)
 
-    def _lost_while_asked(self, failed: Callable[[], None]) -> None:
+    def _lost_while_asked(self, failed: Callable[[SeatFailed], None], error: SeatFailed) -> None:
         self._died_while_asked()
-        failed()
+        failed(error)
 
     def _died_while_asked(self) -> None:
         if not self.alive and self._restart is None:
@@ -449,7 +473,7 @@ class ProgramSeat:
                 # It died since it last moved: count it, and have a fresh one ready next time.
                 why = self.failure or "stopped"
                 self._restart = asyncio.ensure_future(self.start())
-                raise SeatFailed(f"{self.name}: {why}")
+                raise self.failure_kind(f"{self.name}: {why}")
             await self.start()
         if self._fresh:
             self._fresh = False
@@ -555,9 +579,9 @@ class _ProgramOutput:
     def _heard(self) -> bool:
         return not self._deaf and self.seat._output is self
 
-    def _stop(self, why: str) -> None:
+    def _stop(self, why: str, kind: type[SeatFailed]) -> None:
         self._deaf = True
-        self.seat._fail(why)
+        self.seat._fail(why, kind)
 
     def received(self, data: bytes) -> None:
         if not self._heard():
@@ -568,7 +592,7 @@ class _ProgramOutput:
         except FrameTooLarge as e:
             if seat._jail is not None:
                 seat._jail.count("output")
-            self._stop(f"sent an oversized frame ({e})")
+            self._stop(f"sent an oversized frame ({e})", GarbledOutput)
             return
         for body in bodies:
             if seat._trace is not None:
@@ -577,7 +601,8 @@ class _ProgramOutput:
                 seat._handle(decode_client(body))
             except ProtocolError as e:
                 if e.fatal:
-                    self._stop(f"broke the protocol: {e.code}: {e.message}")
+                    kind = GarbledOutput if e.code == errors.BAD_FRAME else ProtocolViolation
+                    self._stop(f"broke the protocol: {e.code}: {e.message}", kind)
                     return
                 seat.problems.append(f"{e.code}: {e.message}")
                 seat._write(Error(e.code, e.message, e.id))

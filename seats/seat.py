@@ -9,13 +9,57 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from leastscore.game import Event, IllegalMove, Move, View
 
 
 class SeatFailed(Exception):
-    """The player behind a seat is gone or broken (a crash, garbage, a closed pipe)."""
+    """The player behind a seat is gone or broken (a crash, garbage, a closed pipe).
+
+    Every failure costs the same (the automatic move, counted as a crash); its
+    class says how it came about, and ``kind`` names that in the records (a
+    tournament's results count each seat's failures by kind), so an organiser
+    tells a program that never starts from one that breaks the protocol.
+    """
+
+    kind: ClassVar[str] = "crash"
+
+
+class DidNotStart(SeatFailed):
+    """It could not be started, said no hello in time, or speaks another protocol."""
+
+    kind = "start"
+
+
+class Crashed(SeatFailed):
+    """It exited, closed its output or stopped reading its input while playing."""
+
+    kind = "crash"
+
+
+class GarbledOutput(SeatFailed):
+    """It wrote what is no frame: bytes that do not frame, or a frame over the limit."""
+
+    kind = "garbled"
+
+
+class ProtocolViolation(SeatFailed):
+    """It wrote a frame that breaks the protocol (a fatal error, or a move that is none)."""
+
+    kind = "protocol"
+
+
+class OverLimit(SeatFailed):
+    """It went over one of its limits (memory, CPU time, processes, files, output)."""
+
+    kind = "limit"
+
+
+class Gone(SeatFailed):
+    """The player behind a connection is not there (disconnected, never connected)."""
+
+    kind = "gone"
 
 
 class Seat(Protocol):
@@ -81,11 +125,11 @@ class AnswersLater(Protocol):
         view: View,
         time_limit: float,
         moved: Callable[[Move], None],
-        failed: Callable[[], None],
+        failed: Callable[[SeatFailed], None],
     ) -> None:
         """Ask for the move from ``view``: call ``moved`` with it when it comes (at once
-        if it came early) or ``failed`` if the player is gone, once, unless ``unlisten``
-        is called first; may raise ``SeatFailed``."""
+        if it came early) or ``failed`` with why the player is gone, once, unless
+        ``unlisten`` is called first; may raise ``SeatFailed``."""
 
     def unlisten(self) -> None:
         """The ask is over (withdrawn, or the match ended): call nothing more."""
@@ -103,7 +147,7 @@ class MoveSlot:
         self._stamp: tuple[int, int] | None = None
         self._early: Move | None = None
         self._waiting: asyncio.Future[Move] | None = None
-        self._listener: tuple[Callable[[Move], None], Callable[[], None]] | None = None
+        self._listener: tuple[Callable[[Move], None], Callable[[SeatFailed], None]] | None = None
         """Whom to call with the move, or when the player is gone (``listen``)."""
         self.move_id: int | None = None
         """The request id of the move being judged, for the reply."""
@@ -149,13 +193,13 @@ class MoveSlot:
             return True
         return False
 
-    def fail(self, error: BaseException) -> bool:
+    def fail(self, error: SeatFailed) -> bool:
         """Make the waiting ``take`` raise, or call the listener's ``failed``; False
         when nobody is waiting."""
         listener = self._listener
         if listener is not None:
             self._listener = None
-            listener[1]()
+            listener[1](error)
             return True
         waiting = self._waiting
         if waiting is not None and not waiting.done():
@@ -164,7 +208,7 @@ class MoveSlot:
             return True
         return False
 
-    def listen(self, moved: Callable[[Move], None], failed: Callable[[], None]) -> None:
+    def listen(self, moved: Callable[[Move], None], failed: Callable[[SeatFailed], None]) -> None:
         """Call ``moved`` with the move now (if it came early) or when it comes, or
         ``failed`` when ``fail`` is called first (see ``AnswersLater``)."""
         early = self._early

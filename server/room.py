@@ -17,7 +17,7 @@ import msgspec
 from leastscore.game import Event, IllegalMove, Move, View
 from leastscore.protocol import encode, errors
 from leastscore.protocol.messages import Error, Ok, State
-from leastscore.seats.seat import MoveSlot
+from leastscore.seats.seat import MoveSlot, SeatFailed
 
 if TYPE_CHECKING:
     from .config import ServerConfig
@@ -147,7 +147,7 @@ class ConnectedSeat:
         view: View,
         time_limit: float,
         moved: Callable[[Move], None],
-        failed: Callable[[], None],
+        failed: Callable[[SeatFailed], None],
     ) -> None:
         self.slot.expect((view.round, view.turn))
         self.slot.listen(moved, failed)

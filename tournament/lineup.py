@@ -33,7 +33,7 @@ from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
 from leastscore.seats.driver import MatchDriver
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.sandbox import Containment, Mode
-from leastscore.seats.seat import Seat, SeatFailed
+from leastscore.seats.seat import DidNotStart, Gone, Seat, SeatFailed
 
 from .config import TournamentConfig
 from .entrants import Entrant, bot_factory, entrant_containment
@@ -107,7 +107,10 @@ class Seating:
 
     seats: list[Seat]
     crashes: list[int]
+    """Failures counted before the match began, by seat (each also a crash)..."""
     problems: list[str]
+    failures: list[dict[str, int]] = field(default_factory=list)
+    """...and by how they came about (``SeatFailed.kind``), by seat."""
     absent: list[Absent] = field(default_factory=list)
     remote: list[EntrantSeat] = field(default_factory=list)
     programs: dict[int, tuple[ProgramSeat, int]] = field(default_factory=dict)
@@ -116,6 +119,11 @@ class Seating:
     """Seat index: a program's faults by kind and CPU seconds before this match."""
     usage: list[tuple[dict[str, int], float]] = field(default_factory=list)
     """By seat, after the match: faults by kind and CPU seconds in it."""
+
+    def crashed(self, index: int, kind: str) -> None:
+        """Count a failure of seat ``index`` before the match, of ``kind``."""
+        self.crashes[index] += 1
+        self.failures[index][kind] = self.failures[index].get(kind, 0) + 1
 
 
 def contain(
@@ -188,7 +196,7 @@ class Lineup:
 
     async def seat(self, fixture: Fixture, match: Match) -> Seating:
         n = len(fixture.seats)
-        seating = Seating(seats=[], crashes=[0] * n, problems=[])
+        seating = Seating(seats=[], crashes=[0] * n, problems=[], failures=[{} for _ in range(n)])
         for index, name in enumerate(fixture.seats):
             entrant = self._entrants[name]
             seat: Seat
@@ -246,7 +254,7 @@ class Lineup:
                 return BotSeat(bot, entrant.name)
             except Exception as e:
                 why = f"{entrant.name}: could not be created: {type(e).__name__}: {e}"
-        return self._absent(entrant.name, str(why), seating, index)
+        return self._absent(entrant.name, str(why), seating, index, DidNotStart.kind)
 
     async def _program_seat(self, entrant: Entrant, seating: Seating, index: int) -> Seat:
         name = entrant.name
@@ -267,11 +275,13 @@ class Lineup:
             await program.close()  # stopped by the runner, not dead by itself: no crash
         why = program.failure
         try:
+            kind = program.failure_kind.kind
             if await program.ready() and not stale:
-                seating.crashes[index] += 1  # it died after its last move
+                seating.crashed(index, kind)  # it died after its last move
                 seating.problems.append(f"{name}: {why or 'stopped'}; started again")
-        except SeatFailed:
-            return self._absent(name, f"could not start: {program.failure}", seating, index)
+        except SeatFailed as e:
+            why = f"could not start: {program.failure}"
+            return self._absent(name, why, seating, index, e.kind)
         seating.programs[index] = (program, len(program.problems))
         seating.before[index] = (dict(program.usage.faults), program.cpu_seconds)
         return program
@@ -283,21 +293,20 @@ class Lineup:
             raise RuntimeError("remote entrants play only in the runner's own process")
         name = entrant.name
         if not await self.hall.arrival(name, self.config.startup_time):
-            seating.crashes[index] += 1
             why = f"not connected within {self.config.startup_time:g} s"
-            return self._absent(name, why, seating, index)
+            return self._absent(name, why, seating, index, Gone.kind)
         seat = self.hall.seat(name, match, index)
         seating.remote.append(seat)
         return seat
 
-    def _absent(self, name: str, why: str, seating: Seating, index: int) -> Absent:
+    def _absent(self, name: str, why: str, seating: Seating, index: int, kind: str) -> Absent:
         seat = Absent(name, why)
         seating.absent.append(seat)
         if not why.startswith(name):
             why = f"{name}: {why}"
         seating.problems.append(why)
         if not seating.crashes[index]:
-            seating.crashes[index] += 1
+            seating.crashed(index, kind)
         return seat
 
     def _stderr(self, name: str) -> IO[bytes] | int:

@@ -47,8 +47,12 @@ async def play(
     finally:
         problems = lineup.finish(seating, match)
     faults = [
-        dataclasses.replace(f, crashes=f.crashes + before)
-        for f, before in zip(driver.faults, seating.crashes, strict=True)
+        dataclasses.replace(
+            f,
+            crashes=f.crashes + before,
+            failures={k: f.failures.get(k, 0) + kinds.get(k, 0) for k in {*f.failures, *kinds}},
+        )
+        for f, before, kinds in zip(driver.faults, seating.crashes, seating.failures, strict=True)
     ]
     if store is not None:
         store.write_log(fixture.index, match.log)

@@ -23,7 +23,7 @@ from leastscore.protocol import errors
 from leastscore.protocol.convert import match_state, turn_for
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import SeatInfo, State, TableInfo
-from leastscore.seats.seat import SeatFailed
+from leastscore.seats.seat import Gone, SeatFailed
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.players import Player, Players
@@ -51,7 +51,7 @@ class EntrantSeat(ConnectedSeat):
     def choose(self, view: View, time_limit: float) -> asyncio.Future[Move]:
         if not self.listening:
             failed: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
-            failed.set_exception(SeatFailed(f"{self.name}: not connected"))
+            failed.set_exception(Gone(f"{self.name}: not connected"))
             return failed
         return super().choose(view, time_limit)
 
@@ -60,14 +60,14 @@ class EntrantSeat(ConnectedSeat):
         view: View,
         time_limit: float,
         moved: Callable[[Move], None],
-        failed: Callable[[], None],
+        failed: Callable[[SeatFailed], None],
     ) -> None:
         if not self.listening:
-            raise SeatFailed(f"{self.name}: not connected")
+            raise Gone(f"{self.name}: not connected")
         super().listen(view, time_limit, moved, failed)
 
     def lost(self) -> None:
-        self.slot.fail(SeatFailed(f"{self.name}: disconnected"))
+        self.slot.fail(Gone(f"{self.name}: disconnected"))
 
 
 class Hall:

@@ -38,6 +38,12 @@ class SeatResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     forfeit: bool = False
     faults: dict[str, int] = msgspec.field(default_factory=dict)
     """A program's limits gone over in this match, by kind (``memory``, ``cpu``, ...)."""
+    failures: dict[str, int] = msgspec.field(default_factory=dict)
+    """Its ``crashes`` by how they came about: ``start`` (it could not start, said no
+    hello in time, or was not there), ``crash`` (it exited or stopped reading),
+    ``garbled`` (it wrote what is no frame), ``protocol`` (it broke the protocol),
+    ``limit`` (it went over a limit), ``gone`` (a remote entrant disconnected or
+    never connected)."""
     cpu_seconds: float = 0.0
     """A program's CPU time during this match (0 for in-process bots)."""
 
@@ -101,6 +107,7 @@ def summarize(
             illegal=faults[i].illegal,
             crashes=faults[i].crashes,
             lost_on_time=faults[i].lost_on_time,
+            failures=dict(sorted(faults[i].failures.items())),
             forfeit=i in forfeits,
             faults=usage[i][0],
             cpu_seconds=round(usage[i][1], 3),

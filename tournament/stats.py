@@ -77,6 +77,9 @@ class EntrantStanding(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     lost_on_time: int
     """Matches it lost on time (its time-control bank ran out); each is a forfeit too."""
     forfeits: int
+    failures: dict[str, int] = msgspec.field(default_factory=dict)
+    """Its ``crashes`` by how they came about (``start``, ``crash``, ``garbled``,
+    ``protocol``, ``limit``, ``gone``)."""
     faults: dict[str, int] = msgspec.field(default_factory=dict)
     """Limits its program went over, by kind (``memory``, ``cpu``, ``processes``, ...)."""
     cpu_seconds: float = 0.0
@@ -110,6 +113,7 @@ class _Record:
     crashes: int = 0
     lost_on_time: int = 0
     forfeits: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
     faults: dict[str, int] = field(default_factory=dict)
     cpu_seconds: float = 0.0
 
@@ -211,6 +215,8 @@ class Tally:
             r.forfeits += s.forfeit
             for kind, count in s.faults.items():
                 r.faults[kind] = r.faults.get(kind, 0) + count
+            for kind, count in s.failures.items():
+                r.failures[kind] = r.failures.get(kind, 0) + count
             r.cpu_seconds += s.cpu_seconds
         for a in seats:
             for b in seats:
@@ -298,6 +304,7 @@ class Tally:
                     crashes=r.crashes,
                     lost_on_time=r.lost_on_time,
                     forfeits=r.forfeits,
+                    failures=dict(sorted(r.failures.items())),
                     faults=dict(sorted(r.faults.items())),
                     cpu_seconds=round(r.cpu_seconds, 3),
                 )

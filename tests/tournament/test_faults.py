@@ -49,6 +49,13 @@ def run(
     assert document == load(out / "standings.json")
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert sorted(r["fixture"] for r in results) == list(range(document["matches_scheduled"]))
+    document["failures"] = failures = {}  # each entrant's crashes by kind, over its matches
+    for r in results:
+        for seat in r["seats"]:
+            kinds = failures.setdefault(seat["bot"], {})
+            for kind, count in seat.get("failures", {}).items():
+                kinds[kind] = kinds.get(kind, 0) + count
+            assert sum(seat.get("failures", {}).values()) == seat["crashes"], seat
     for r in results:  # matches with faults replay like any other
         if r["status"] == "played":
             log = read_log((out / "logs" / f"{r['fixture']:06d}.jsonl").read_bytes().splitlines())
@@ -95,6 +102,9 @@ def test_crashing_illegal_and_garbled_programs_are_counted_and_play_goes_on(tmp_
     assert rows["later"]["crashes"] >= 2 and rows["later"]["matches"] == 2
     for words in ("crash: exited with code 3", "garbage: broke the protocol", "later: could"):
         assert words in document["problems"]
+    kinds = document["failures"]  # how each one failed, not only how often
+    assert set(kinds["crash"]) == {"crash"} and set(kinds["garbage"]) == {"garbled"}
+    assert kinds["later"].get("start", 0) >= 1 and kinds["hero"] == {}
 
 
 def test_a_hanging_program_times_out_until_it_forfeits_and_play_goes_on(tmp_path):
