@@ -43,6 +43,7 @@ from leastscore.about import VERSION
 from .pool import IN_HAND, OnResult
 from .ready import NotReady
 from .results import MatchResult, aborted, decode_result, encode_result
+from .schedule import Fixture
 from .store import Store
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def batch_size(task_cost: float, match_cost: float, left: int, workers: int) -> 
 class _Batch:
     start: int
     """Its first fixture's position in the run's list."""
-    fixtures: list[int]
+    fixtures: list[Fixture]
 
 
 class ClusterWorkers:
@@ -129,7 +130,7 @@ class ClusterWorkers:
         """Start nothing more: ``run`` returns once the batches being played are done."""
         self._stopping = True
 
-    async def run(self, fixtures: Sequence[int]) -> None:
+    async def run(self, fixtures: Sequence[Fixture]) -> None:
         """Play ``fixtures``; returns when each has a result."""
         if not fixtures:
             return
@@ -176,7 +177,7 @@ class ClusterWorkers:
             if problems:
                 raise NotReady(f"worker {worker}: {problems[0]}")
 
-    async def _play(self, client: Client, fixtures: list[int]) -> None:
+    async def _play(self, client: Client, fixtures: list[Fixture]) -> None:
         from distributed import KilledWorker, as_completed
 
         from .cluster_worker import LineupPlugin, nothing, play_batch
@@ -223,11 +224,11 @@ class ClusterWorkers:
                     lines, logs, seconds, news = await future
                 except KilledWorker:
                     if len(batch.fixtures) > 1:  # find the fixture that kills its workers
-                        for offset, index in enumerate(batch.fixtures):
-                            submit(_Batch(batch.start + offset, [index]))
+                        for offset, fixture in enumerate(batch.fixtures):
+                            submit(_Batch(batch.start + offset, [fixture]))
                         continue
                     why = "it ended every worker process it was played in"
-                    result = aborted(batch.fixtures[0], why)
+                    result = aborted(batch.fixtures[0].index, why)
                     lines, logs, seconds, news = [encode_result(result)], [None], 0.0, {}
                 except Exception as e:
                     raise RuntimeError(

@@ -38,6 +38,7 @@ from .lineup import Lineup, contain
 from .play import play_safely
 from .ready import unready
 from .results import encode_result
+from .schedule import Fixture
 from .store import Store
 
 CLOSE_TIME = 10.0
@@ -77,7 +78,6 @@ class LineupPlugin(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         self.config: TournamentConfig = configs.load(self.definition)
-        self.schedule = self.config.schedule()
         factory = loop_factory()
         self.loop = factory() if factory is not None else asyncio.new_event_loop()
         self.thread = threading.Thread(
@@ -101,17 +101,17 @@ class LineupPlugin(WorkerPlugin):
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(CLOSE_TIME)
 
-    def play(self, fixtures: Sequence[int], keep_logs: bool) -> Batch:
+    def play(self, fixtures: Sequence[Fixture], keep_logs: bool) -> Batch:
         return asyncio.run_coroutine_threadsafe(self._play(fixtures, keep_logs), self.loop).result()
 
-    async def _play(self, fixtures: Sequence[int], keep_logs: bool) -> Batch:
+    async def _play(self, fixtures: Sequence[Fixture], keep_logs: bool) -> Batch:
         started = time.perf_counter()
         logs = _Logs() if keep_logs else None
         lines: list[bytes] = []
-        for index in fixtures:
-            result = await play_safely(self.schedule[index], self.config, self.lineup, logs)
+        for fixture in fixtures:
+            result = await play_safely(fixture, self.config, self.lineup, logs)
             lines.append(encode_result(result))
-        kept = [logs.logs.get(i) if logs is not None else None for i in fixtures]
+        kept = [logs.logs.get(f.index) if logs is not None else None for f in fixtures]
         return lines, kept, time.perf_counter() - started, self._stderr_news()
 
     def _stderr_news(self) -> dict[str, bytes]:
@@ -131,7 +131,7 @@ class LineupPlugin(WorkerPlugin):
         return news
 
 
-def play_batch(plugin: str, fixtures: list[int], keep_logs: bool) -> Batch:
+def play_batch(plugin: str, fixtures: list[Fixture], keep_logs: bool) -> Batch:
     """A Dask task: play ``fixtures`` with this worker's lineup for the tournament."""
     lineup = get_worker().plugins[plugin]
     assert isinstance(lineup, LineupPlugin)

@@ -37,6 +37,7 @@ from . import config as configs
 from .lineup import Lineup, contain
 from .play import play_safely
 from .results import MatchResult, aborted, decode_result, encode_result
+from .schedule import Fixture
 from .store import Store
 
 IN_HAND = 2
@@ -68,7 +69,6 @@ def _worker(
     # that a worker died when the pipe closes.
     os.set_inheritable(conn.fileno(), False)
     config = configs.load(definition)
-    schedule = config.schedule()
     store = Store(out) if out is not None else None
     stderr_dir = Path(out, "programs") if out is not None else None
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
@@ -81,12 +81,12 @@ def _worker(
             conn.send_bytes(READY)
             while True:
                 try:
-                    index = conn.recv()
+                    fixture = conn.recv()
                 except (EOFError, OSError):
                     break  # the runner is gone
-                if index is None:
+                if fixture is None:
                     break
-                result = runner.run(play_safely(schedule[index], config, lineup, store))
+                result = runner.run(play_safely(fixture, config, lineup, store))
                 try:
                     conn.send_bytes(encode_result(result))
                 except OSError:
@@ -136,19 +136,22 @@ class Workers:
         """The workers alive now."""
         self._started: list[_Worker] = []
         self._threads: list[threading.Thread] = []
-        self._todo: deque[int] = deque()
+        self._todo: deque[Fixture] = deque()
+        self._fixtures: dict[int, Fixture] = {}
+        """The fixtures of the run, by index (those a dead worker held are dealt again)."""
         self._left = 0
         self._stopping = False
         self.ready_at: float | None = None
         """Loop time when every worker first said it was ready (for benchmarks)."""
 
-    async def run(self, fixtures: Sequence[int]) -> None:
+    async def run(self, fixtures: Sequence[Fixture]) -> None:
         """Play ``fixtures``; returns when each has a result."""
         if not fixtures:
             return
         self._loop = asyncio.get_running_loop()
         self._done: asyncio.Future[None] = self._loop.create_future()
         self._todo = deque(fixtures)
+        self._fixtures = {f.index: f for f in fixtures}
         self._left = len(fixtures)
         try:
             for number in range(min(self.count, len(fixtures))):
@@ -226,10 +229,10 @@ class Workers:
 
     def _deal(self, worker: _Worker) -> None:
         while len(worker.held) < IN_HAND and self._todo and not self._stopping:
-            index = self._todo.popleft()
-            worker.held.append(index)
+            fixture = self._todo.popleft()
+            worker.held.append(fixture.index)
             try:
-                worker.conn.send(index)
+                worker.conn.send(fixture)
             except OSError:
                 return  # it died: _ended deals its fixtures out again
 
@@ -248,7 +251,7 @@ class Workers:
         if worker.held:
             lost = worker.held.popleft()
             result = aborted(lost, f"its worker process died (exit code {code})")
-            self._todo.extendleft(reversed(worker.held))
+            self._todo.extendleft(reversed([self._fixtures[i] for i in worker.held]))
             self._finished(encode_result(result), result)
         if self._todo and not self._done.done():
             self._spawn(worker.number)

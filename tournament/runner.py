@@ -33,6 +33,7 @@ from .play import play_safely
 from .pool import Workers
 from .remote import Hall, open_hall
 from .results import MatchResult, encode_result
+from .schedule import Fixture
 from .store import Store
 
 if TYPE_CHECKING:
@@ -83,13 +84,14 @@ class Runner:
         self.results: list[MatchResult] = []
         """Every result of this run, kept only when the run may stop early."""
 
-    def split(self, todo: Sequence[int]) -> tuple[list[int], list[int]]:
-        """(fixtures played here, fixtures for worker processes)."""
+    def split(self, todo: Sequence[int]) -> tuple[list[Fixture], list[Fixture]]:
+        """(fixtures played here, fixtures for worker processes), from the schedule: the
+        workers are handed the fixtures themselves and derive no schedule of their own."""
         remote = self.config.remote
         schedule = self.config.schedule()
-        here = [i for i in todo if remote.intersection(schedule[i].seats)]
-        chosen = set(here)
-        return here, [i for i in todo if i not in chosen]
+        fixtures = [schedule[i] for i in todo]
+        here = [f for f in fixtures if remote.intersection(f.seats)]
+        return here, [f for f in fixtures if not remote.intersection(f.seats)]
 
     async def run(self, todo: Sequence[int]) -> None:
         """Play the fixtures ``todo``."""
@@ -101,10 +103,9 @@ class Runner:
         self.containment = containment = contain(config, [out], self._warn)
         # Every program this machine will run answers its greeting, or nothing is played
         # (on a cluster, each worker checks its own: see cluster.py).
-        schedule = config.schedule()
         local = set(config.names)
         if self.cluster is not None:
-            local = {name for i in here for name in schedule[i].seats}
+            local = {name for f in here for name in f.seats}
         await ready.check(config, containment, local)
 
         def say_sandbox() -> None:
@@ -152,12 +153,11 @@ class Runner:
                 with contextlib.suppress(Exception):
                     await server.shutdown("the tournament is over")
 
-    async def _play_here(self, fixtures: Sequence[int], lineup: Lineup) -> None:
-        schedule = self.config.schedule()
-        for index in fixtures:
+    async def _play_here(self, fixtures: Sequence[Fixture], lineup: Lineup) -> None:
+        for fixture in fixtures:
             if self._stopping:
                 return
-            result = await play_safely(schedule[index], self.config, lineup, self.store)
+            result = await play_safely(fixture, self.config, lineup, self.store)
             self._record(encode_result(result), result)
 
     def _record(self, line: bytes, result: MatchResult) -> None:
