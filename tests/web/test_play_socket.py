@@ -264,3 +264,29 @@ async def test_a_server_shutting_down_says_goodbye_over_the_websocket(
     assert await client.recv() is None
     await client.close()
     await stopping
+
+
+async def test_hostile_frames_over_the_websocket_get_errors_and_hurt_nothing(
+    served: tuple[Server, WebView],
+):
+    """The fuzzer's bodies that keep a connection, each as a WebSocket message: every one
+    is answered or dropped, none makes the server fail, and the socket stays usable."""
+    from bench.fuzz import draw_corpus
+
+    _, view = served
+    keeping, _closing = draw_corpus(150, seed=11)
+    client = await Socket.open(view)
+    client.send({"type": "hello", "protocol": [1], "name": "fz", "id": 1})
+    await client.until("welcome", id=1)
+    for body in keeping:
+        await client.ws.send_bytes(body)
+    client.send({"type": "ping", "id": 777})
+    codes = []
+    while (message := await client.recv()) is not None:
+        if message["type"] == "error":
+            codes.append(message["code"])
+        if message["type"] == "pong" and message.get("id") == 777:
+            break
+    assert message is not None, "the server closed a socket that sent only keeping frames"
+    assert "internal_error" not in codes and codes
+    await client.close()
