@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 
 import msgspec
 from leastscore.bots import BUILTIN, make_bot
+from leastscore.bots.hint import HINT_LEVELS, hint_bot
 from leastscore.bots.view import BotView
 from leastscore.game import (
     Declare,
@@ -54,9 +55,6 @@ from . import screen
 from .complete import candidates, describe_move
 from .seat_file import SeatFile
 from .terminal import Terminal
-
-HINT_LEVELS = ("expert", "counter", "greedy")
-"""The strongest built-in level present gives the hints."""
 
 REQUEST_TIMEOUT = 15.0
 KEEPALIVE = 100.0
@@ -533,12 +531,8 @@ def suggest(tracker: Tracker) -> Move:
     """The move the strongest built-in bot would make here."""
     view = BotView.of(tracker.view())
     for level in [lv for lv in HINT_LEVELS if lv in BUILTIN]:
-        bot = make_bot(level)
         try:
-            bot.reset()
-            for event in _this_match(tracker):
-                bot.on_event(event)
-            return bot.choose(view)
+            return hint_bot(level, _this_match(tracker)).choose(view)
         except Exception:  # a hint is never worth a crash: try a simpler bot
             continue
     return make_bot("random").choose(view)

@@ -8,9 +8,14 @@ time, and has heavy bots think in its ``ThinkingPool``, never on the loop.
 
 from __future__ import annotations
 
-from leastscore.bots import bot_options, build, parse_spec
+from collections.abc import Sequence
+
+from leastscore.bots import bot_options, build, make_bot, parse_spec
 from leastscore.bots.base import Bot
+from leastscore.bots.hint import HINT_LEVELS, primed
 from leastscore.bots.seat import BotSeat
+from leastscore.bots.view import BotView
+from leastscore.game import Event, Move, View
 from leastscore.protocol import errors
 from leastscore.protocol.errors import ProtocolError
 
@@ -59,6 +64,22 @@ class HouseBots:
         bot = self.make(spec)
         delay = self.config.bot_delay if paced else 0.0
         return BotSeat(bot, name, thinker=self.pool.choose if bot.heavy else None, delay=delay)
+
+    async def hint(self, events: Sequence[Event], view: View) -> Move:
+        """The move the strongest built-in bot would make from ``view``, having seen
+        ``events`` (a player's own copies of this match): heavy bots think in the pool,
+        under the server's caps; a bot that fails gives way to the next level."""
+        seen = BotView.of(view)
+        for level in HINT_LEVELS:
+            try:
+                bot = primed(self.make(level), events)
+                if bot.heavy:
+                    move, _ = await self.pool.choose(bot, seen)
+                    return move
+                return bot.choose(seen)
+            except Exception:  # a hint is never worth a failure: try a simpler bot
+                continue
+        return make_bot("random").choose(seen)
 
     def close(self) -> None:
         self.pool.close()

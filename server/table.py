@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 from leastscore.bots.seat import BotSeat
-from leastscore.game import Match, Move, Rules, View
+from leastscore.game import Event, Match, Move, Rules, View
 from leastscore.protocol import encode, errors
 from leastscore.protocol.convert import match_state, public_turn, turn_for
 from leastscore.protocol.errors import ProtocolError
@@ -193,6 +193,17 @@ class Table:
             match=match_state(view, time_ms, standings),
             id=msg_id,
         )
+
+    def seen_for_hint(self, player: Player) -> tuple[list[Event], View] | None:
+        """What ``player`` has seen of the running match (their seat's copies of its
+        events) and the view they move from, when it is their move; else None: a hint
+        is for one's own turn."""
+        match, seat = self.match, self.held.get(player)
+        if not self.playing or match is None or seat is None or match.to_move != seat:
+            return None
+        if self.driver is None or self.driver.paused or player.room is not self:
+            return None
+        return [event.seen_by(seat) for event in match.log], match.view(seat)
 
     # -- seating -----------------------------------------------------------------
 

@@ -25,16 +25,16 @@ import msgspec
 from aiohttp import WSMsgType, web
 from leastscore.game import Event, MatchStarted
 from leastscore.game.narrate import describe
-from leastscore.protocol.convert import match_state
+from leastscore.protocol.convert import match_state, move_to_wire
 from leastscore.protocol.messages import Turn
 
 from leastscore.lang import LANGUAGES, words
 
-from .websocket import play_socket
+from .table import Table
+from .websocket import play_socket, same_origin
 
 if TYPE_CHECKING:
     from .app import Server
-    from .table import Table
 
 log = logging.getLogger("leastscore.server.web")
 
@@ -145,6 +145,29 @@ async def page_words(request: web.Request) -> web.Response:
     return response
 
 
+async def hint(request: web.Request) -> web.Response:
+    """``POST /api/hint`` with ``{"token": ...}``: the move a built-in bot would make in
+    the seat of the player the token is (the wire move, ready to send), on their own
+    turn. The token is the seat's secret: only its holder gets a hint, for that seat."""
+    if not same_origin(request):
+        raise web.HTTPForbidden(text="this server gives hints only to its own pages")
+    server = request.app[SERVER]
+    try:
+        token = (await request.json())["token"]
+    except Exception:
+        raise web.HTTPBadRequest(text='send {"token": "..."}') from None
+    player = server.lobby.players.by_token(str(token))
+    if player is None:
+        raise web.HTTPNotFound(text="no seat has that token")
+    room = player.room
+    seen = room.seen_for_hint(player) if isinstance(room, Table) else None
+    if seen is None:
+        raise web.HTTPConflict(text="hints are for your own turn")
+    events, view = seen
+    move = await server.bots.hint(events, view)
+    return _reply(move_to_wire(move, round=view.round, turn=view.turn))
+
+
 async def lobby(request: web.Request) -> web.Response:
     server = request.app[SERVER]
     tables = [
@@ -225,6 +248,7 @@ def make_app(server: Server) -> web.Application:
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/lobby", lobby)
     app.router.add_get("/api/words/{code}", page_words)
+    app.router.add_post("/api/hint", hint)
     app.router.add_get("/api/matches", matches)
     app.router.add_get("/api/replay/{id}", replay)
     app.router.add_get("/ws/table/{id}", table_socket)

@@ -31,6 +31,7 @@ class Seat {
     this.hand = [];
     this.pending = null;      // the move this player is to answer
     this.selected = [];
+    this.hinted = "";         // the last hint, in words, for the move being asked
     this.said = "";           // the last refusal or notice, in one line
     this.refused = false;     // whether it is a refusal (an error from the server)
     this.tables = [];
@@ -134,6 +135,27 @@ class Seat {
     this.pending = { round: turn.round, turn: turn.turn, legal: turn.legal, open: turn.open,
       canDeclare: turn.can_declare, canDraw: turn.can_draw };
     this.selected = [];
+    this.hinted = "";
+  }
+
+  /** The move the server's strongest bot would make here: its cards selected, in words. */
+  async hint() {
+    const asked = this.pending;
+    let reply;
+    try {
+      reply = await fetch("/api/hint", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ token: localStorage.getItem(TOKEN_KEY) }) });
+    } catch (error) { return; }
+    if (!reply.ok) { this.said = await reply.text(); this.refused = true; this.draw(); return; }
+    const move = await reply.json();
+    if (this.pending !== asked || !asked || move.round !== asked.round || move.turn !== asked.turn) return;
+    if (move.type === "declare") this.hinted = _("Hint: declare.");
+    else {
+      this.selected = move.discard.slice();
+      this.hinted = _f("Hint: discard {cards}, then take {take}.",
+        { cards: move.discard.join(" "), take: move.take === "deck" ? _("the deck") : move.take });
+    }
+    this.draw();
   }
 
   event(e) {
@@ -290,7 +312,8 @@ class Seat {
     deck.disabled = !choice.legal || !p.canDraw; deck.onclick = () => this.play("deck");
     const declare = el("button", "declare", _("Declare"));
     declare.disabled = !p.canDeclare; declare.onclick = () => this.declare();
-    return add(el("div"), line, add(buttons, deck, declare));
+    const hint = el("button", "hint", _("Hint")); hint.onclick = () => this.hint();
+    return add(el("div"), line, this.hinted ? el("p", "hinted", this.hinted) : null, add(buttons, deck, declare, hint));
   }
 
   drawChat() {

@@ -159,3 +159,24 @@ async def test_a_table_is_created_with_its_house_rules(
     (table,) = server.lobby.tables.values()
     assert table.name == "Friday"
     assert table.rules.changes() == {"runs_same_suit": True, "declare_limit": 7}
+
+
+async def test_a_hint_selects_the_cards_a_bot_would_put_down(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    _, view = served
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await sit_down(page, view.address, "Dee")
+    await page.get_by_label("Seats").select_option("2")
+    await page.get_by_role("button", name="Create a table").click()
+    await page.get_by_role("button", name="Add a bot").click()
+    await page.locator("#hand.to-move").wait_for(timeout=60_000)
+    await page.locator("#hand button.hint").click()
+    line = await page.locator("#hand .hinted").inner_text(timeout=30_000)
+    assert line.startswith("Hint:")
+    chosen = await page.locator("#hand .card-button[aria-pressed='true']").count()
+    assert chosen >= 1 or "declare" in line  # its cards are selected, ready to play
+    if chosen:
+        assert await page.locator("#hand button.draw").is_enabled() or (
+            await page.locator("#hand button.take").first.is_enabled()
+        )

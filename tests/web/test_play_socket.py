@@ -290,3 +290,31 @@ async def test_hostile_frames_over_the_websocket_get_errors_and_hurt_nothing(
     assert message is not None, "the server closed a socket that sent only keeping frames"
     assert "internal_error" not in codes and codes
     await client.close()
+
+
+async def test_a_hint_is_for_the_token_s_holder_on_their_own_turn(served: tuple[Server, WebView]):
+    _, view = served
+    ann = await Socket.open(view)
+    ann.send({"type": "hello", "protocol": [1], "name": "Ann", "id": 1})
+    token = (await ann.until("welcome", id=1))["token"]
+    async with aiohttp.ClientSession() as http:
+        url = view.address + "api/hint"
+        async with http.post(url, json={"token": "not a token"}) as reply:
+            assert reply.status == 404
+        async with http.post(url, json={"token": token}) as reply:
+            assert reply.status == 409  # at no table: no turn of hers
+        ann.send({"type": "create", "seats": 2, "id": 2})
+        await ann.until("ok", id=2)
+        ann.send({"type": "add_bot", "level": "greedy", "id": 3})
+        turn = await ann.until("turn")
+        while "hand" not in turn:
+            turn = await ann.until("turn")
+        async with http.post(url, json={"token": token}) as reply:
+            assert reply.status == 200
+            move = await reply.json()
+        assert (move["round"], move["turn"]) == (turn["round"], turn["turn"])
+        assert move["type"] == "declare" or move["discard"] in turn["legal"]
+        elsewhere = {"Origin": "http://elsewhere.example"}
+        async with http.post(url, json={"token": token}, headers=elsewhere) as reply:
+            assert reply.status == 403
+    await ann.close()
