@@ -128,6 +128,8 @@ class Table:
         copy of every event and the public ``turn``, as they happen."""
         self.abandoning: Cancellable | None = None
         """While the match waits for its players: when it is given up."""
+        self.hints: dict[Player, tuple[tuple[int, int], asyncio.Future[Move]]] = {}
+        """Each player's hint for a turn (round, turn): thought out once per turn."""
 
     # -- what people see ---------------------------------------------------------
 
@@ -379,6 +381,7 @@ class Table:
         names = unique_names([s.name for s in self.slots])
         self.match = Match(names, self.rules)  # a shuffle from the OS's secure randomness
         self.held = {s.player: i for i, s in enumerate(self.slots) if s.player is not None}
+        self.hints = {}
         people = any(s.player is not None and not s.player.bot for s in self.slots)
         seats: list[Seat] = []
         self.remote = {}

@@ -159,12 +159,17 @@ async def hint(request: web.Request) -> web.Response:
     player = server.lobby.players.by_token(str(token))
     if player is None:
         raise web.HTTPNotFound(text="no seat has that token")
-    room = player.room
-    seen = room.seen_for_hint(player) if isinstance(room, Table) else None
-    if seen is None:
+    table = player.room
+    seen = table.seen_for_hint(player) if isinstance(table, Table) else None
+    if seen is None or not isinstance(table, Table):
         raise web.HTTPConflict(text="hints are for your own turn")
     events, view = seen
-    move = await server.bots.hint(events, view)
+    turn = (view.round, view.turn)
+    known = table.hints.get(player)
+    if known is None or known[0] != turn:  # one hint a turn, however often it is asked for
+        known = (turn, asyncio.ensure_future(server.bots.hint(events, view)))
+        table.hints[player] = known
+    move = await asyncio.shield(known[1])
     return _reply(move_to_wire(move, round=view.round, turn=view.turn))
 
 

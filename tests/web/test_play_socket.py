@@ -314,6 +314,8 @@ async def test_a_hint_is_for_the_token_s_holder_on_their_own_turn(served: tuple[
             move = await reply.json()
         assert (move["round"], move["turn"]) == (turn["round"], turn["turn"])
         assert move["type"] == "declare" or move["discard"] in turn["legal"]
+        async with http.post(url, json={"token": token}) as reply:
+            assert await reply.json() == move  # thought out once a turn
         elsewhere = {"Origin": "http://elsewhere.example"}
         async with http.post(url, json={"token": token}, headers=elsewhere) as reply:
             assert reply.status == 403
