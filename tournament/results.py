@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
-from leastscore.game import Declared, Match, Played
+from leastscore.game import Declared, Event, Match, Played
 from leastscore.seats.core import Faults
 
 Status = Literal["played", "aborted"]
@@ -63,21 +63,12 @@ class MatchResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What went wrong with external programs, in plain words."""
 
 
-def summarize(
-    fixture: int,
-    match: Match,
-    faults: Sequence[Faults],
-    *,
-    seconds: float = 0.0,
-    problems: Sequence[str] = (),
-    usage: Sequence[tuple[dict[str, int], float]] = (),
-) -> MatchResult:
-    n = match.seat_count
-    rounds = [0] * n
-    points = [0] * n
-    declared = [0] * n
-    held = [0] * n
-    log = match.log
+def _declarations(
+    log: Sequence[Event], n: int
+) -> tuple[list[int], list[int], list[int], list[int], int]:
+    """By seat: rounds settled by a declaration, their points, declarations made and
+    held; and the moves played."""
+    rounds, points, declared, held = [0] * n, [0] * n, [0] * n, [0] * n
     others = 0  # most events are plays: counting the rest is the shorter loop
     for event in log:
         if type(event) is Played:
@@ -90,7 +81,20 @@ def summarize(
                 if score is not None:
                     rounds[seat] += 1
                     points[seat] += score
-    moves = len(log) - others
+    return rounds, points, declared, held, len(log) - others
+
+
+def summarize(
+    fixture: int,
+    match: Match,
+    faults: Sequence[Faults],
+    *,
+    seconds: float = 0.0,
+    problems: Sequence[str] = (),
+    usage: Sequence[tuple[dict[str, int], float]] = (),
+) -> MatchResult:
+    n = match.seat_count
+    rounds, points, declared, held, moves = _declarations(match.log, n)
     places = {s.seat: s.place for s in match.standings}
     forfeits = set(match.resigned)
     usage = list(usage) or [({}, 0.0)] * n
