@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.game.cards import BY_NAME, NAMES, VALUE
 from leastscore.server.app import Server
 
 from .conftest import sit_down, web_server
@@ -22,13 +22,20 @@ pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install l
 
 from leastscore.server.web import WebView
 
-RANKS = "A23456789TJQK"
-
 
 @pytest.fixture
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
     async with web_server(bot_delay=0.0, grace_period=30.0) as both:
         yield both
+
+
+async def against_a_bot(page: Any, address: str, name: str) -> None:
+    """Sit ``name`` at a new table of two with a built-in bot, to its first move."""
+    await sit_down(page, address, name)
+    await page.get_by_label("Seats").select_option("2")
+    await page.get_by_role("button", name="Create a table").click()
+    await page.get_by_role("button", name="Add a bot").click()
+    await page.locator("#hand.to-move").wait_for(timeout=60_000)
 
 
 async def my_move(page: Any) -> bool:
@@ -101,18 +108,16 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
 async def test_an_illegal_selection_is_explained_and_cannot_be_played(
     served: tuple[Server, WebView], browser: Any
 ) -> None:
-    _, view = served
+    server, view = served
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    await sit_down(page, view.address, "Bea")
-    await page.get_by_label("Seats").select_option("2")
-    await page.get_by_role("button", name="Create a table").click()
-    await page.get_by_role("button", name="Add a bot").click()
-    await page.locator("#hand.to-move").wait_for(timeout=60_000)
+    await against_a_bot(page, view.address, "Bea")
     hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
-    rank = {c: RANKS.index(c[0]) for c in hand}
-    apart = [(a, b) for a in hand for b in hand if rank[b] - rank[a] >= 5]  # no run holds both
-    if not apart:
-        pytest.skip("a dealt hand with no two cards five ranks apart")
+    (table,) = server.lobby.tables.values()
+    assert table.match is not None
+    groups = [{NAMES[c] for c in g} for g in table.match.view(0).legal_discards]  # the engine's
+    apart = [(a, b) for a in hand for b in hand if a < b and not any({a, b} <= g for g in groups)]
+    if not apart:  # every two of its cards make part of one group: a five-card run
+        pytest.skip("a dealt hand whose every two cards belong to one legal group")
     for name in apart[0]:
         await page.locator(f"#hand .card-button[data-card='{name}']").click()
     line = await page.locator("#hand .selection").inner_text()
@@ -166,11 +171,7 @@ async def test_a_hint_selects_the_cards_a_bot_would_put_down(
 ) -> None:
     _, view = served
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
-    await sit_down(page, view.address, "Dee")
-    await page.get_by_label("Seats").select_option("2")
-    await page.get_by_role("button", name="Create a table").click()
-    await page.get_by_role("button", name="Add a bot").click()
-    await page.locator("#hand.to-move").wait_for(timeout=60_000)
+    await against_a_bot(page, view.address, "Dee")
     await page.locator("#hand button.hint").click()
     line = await page.locator("#hand .hinted").inner_text(timeout=30_000)
     assert line.startswith("Hint:")
