@@ -413,7 +413,6 @@ def run_tournament(
     """Play what is left, show progress, write the reports; the exit code."""
     from rich.console import Console
 
-    from . import report
     from .live import play_live, write_reports
     from .ready import NotReady
 
@@ -449,26 +448,37 @@ def run_tournament(
         raise
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the {what} stopped: {e}") from None
-    tally, sprt = played.tally, played.sprt
     if store is not None:
         write_reports(config, store, played)
-    if output == "json":
-        sys.stdout.buffer.write(report.to_json(config, tally, sprt))
-        sys.stdout.flush()
-    elif output == "csv":
-        sys.stdout.write(report.to_csv(tally))
-    else:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=report.output_width())
-        console.print(report.rich_table(config, tally, console.width))
-        if sprt is not None:
-            console.print(report.sprt_line(sprt))
-        if len(config.entrants) > 2:
-            console.print(report.crosstable(tally))
+    print_standings(config, played, output)
     code = finish_message(err, played, store, len(config.schedule()))
     keep_serving(config, played, err)
     return code
+
+
+def print_standings(config: TournamentConfig, played: Any, output: str) -> None:
+    """The standings on standard output: JSON, CSV, or the table (with the SPRT's
+    verdict and, past two entrants, the crosstable)."""
+    from rich.console import Console
+
+    from . import report
+
+    tally, sprt = played.tally, played.sprt
+    if output == "json":
+        sys.stdout.buffer.write(report.to_json(config, tally, sprt))
+        sys.stdout.flush()
+        return
+    if output == "csv":
+        sys.stdout.write(report.to_csv(tally))
+        return
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=report.output_width())
+    console.print(report.rich_table(config, tally, console.width))
+    if sprt is not None:
+        console.print(report.sprt_line(sprt))
+    if len(config.entrants) > 2:
+        console.print(report.crosstable(tally))
 
 
 def keep_serving(config: TournamentConfig, played: Any, err: Any) -> None:
