@@ -179,8 +179,11 @@ class ServerLink:
         message = msgspec.structs.replace(message, id=msg_id)
         future: asyncio.Future[msgspec.Struct] = asyncio.get_running_loop().create_future()
         self._waiting[msg_id] = future
-        self.send(message)
-        return await future
+        try:
+            self.send(message)
+            return await future
+        finally:  # unsent, cancelled or answered: nobody waits for this id any more
+            self._waiting.pop(msg_id, None)
 
     async def close(self) -> None:
         if self._writer is not None:
