@@ -81,10 +81,11 @@ soak: $(STAMP)
 # ships. A new language: pybabel init -i $(LOCALE)/leastscore.pot -d $(LOCALE)
 # -D leastscore -l CODE, then add it to leastscore/lang.py.
 LOCALE := leastscore/locale
+SOURCES := game protocol seats bots server client tournament leastscore
 catalogs: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k _f --no-location --project=leastscore \
 		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \
-		-o $(LOCALE)/leastscore.pot game client leastscore server/web_static
+		-o $(LOCALE)/leastscore.pot $(SOURCES) server/web_static
 	$(BIN)/pybabel update -i $(LOCALE)/leastscore.pot -d $(LOCALE) -D leastscore \
 		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D leastscore --statistics

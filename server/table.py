@@ -196,10 +196,10 @@ class Table:
             id=msg_id,
         )
 
-    def seen_for_hint(self, player: Player) -> tuple[list[Event], View] | None:
+    def seen_on_turn(self, player: Player) -> tuple[list[Event], View] | None:
         """What ``player`` has seen of the running match (their seat's copies of its
-        events) and the view they move from, when it is their move; else None: a hint
-        is for one's own turn."""
+        events) and the view they move from, when it is their move; else None: hints and
+        typed moves are for one's own turn."""
         match, seat = self.match, self.held.get(player)
         if not self.playing or match is None or seat is None or match.to_move != seat:
             return None

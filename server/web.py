@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 from collections.abc import Sequence
 from importlib import resources
@@ -23,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 from aiohttp import WSMsgType, web
-from leastscore.game import Event, MatchStarted
-from leastscore.game.narrate import describe
-from leastscore.protocol.convert import match_state, move_to_wire
+from leastscore.game import Event
+from leastscore.protocol.convert import match_state
 from leastscore.protocol.messages import Turn
 
-from leastscore.lang import LANGUAGES, words
+from leastscore.lang import HEARD, LANGUAGES, words
 
 from .table import Table
-from .websocket import play_socket, same_origin
+from .web_turn import hint, read_move
+from .websocket import play_socket
 
 if TYPE_CHECKING:
     from .app import Server
@@ -50,15 +51,8 @@ def static_file(name: str) -> bytes:
 
 
 def spectator_log(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """A stored match as a spectator would have seen it, each event with its words."""
-    names: Sequence[str] = ()
-    out = []
-    for event in events:
-        seen = event.seen_by(None)
-        if isinstance(seen, MatchStarted):
-            names = seen.seats
-        out.append({"event": seen, "text": describe(seen, names)})
-    return out
+    """A stored match as a spectator would have seen it (the page tells it in words)."""
+    return [{"event": event.seen_by(None)} for event in events]
 
 
 def _snapshot(table: Table) -> dict[str, Any]:
@@ -74,7 +68,6 @@ def _snapshot(table: Table) -> dict[str, Any]:
         view = match.view(None)
         out["match"] = match_state(view, time_ms, standings)
         out["seats"] = list(match.names)
-        out["moves"] = [describe(played, match.names) for played in view.history]
     return out
 
 
@@ -84,16 +77,13 @@ class TableFeed:
     def __init__(self, table: Table) -> None:
         self.table = table
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4096)
-        self.names: Sequence[str] = list(table.match.names) if table.match else ()
 
     def __call__(self, messages: Sequence[msgspec.Struct]) -> None:
         for message in messages:
-            if isinstance(message, MatchStarted):
-                self.names = message.seats
             if isinstance(message, Turn):
                 item: dict[str, Any] = {"turn": message}
             elif isinstance(message, Event):
-                item = {"event": message, "text": describe(message, self.names)}
+                item = {"event": message}
             else:  # pragma: no cover - the hook carries events and turns only
                 continue
             self._put(_json.encode(item))
@@ -136,41 +126,14 @@ def _reply(data: object) -> web.Response:
 
 
 async def page_words(request: web.Request) -> web.Response:
-    """The page's words in a language (``/api/words/fr``), from the catalogs."""
+    """The page's words in a language (``/api/words/fr``), from the catalogs, and the
+    English sentences of the server and the engine it says in that language (``heard``)."""
     code = request.match_info["code"]
     if code not in LANGUAGES:
         raise web.HTTPNotFound(text=f"no language {code!r}: {', '.join(LANGUAGES)}")
-    response = _reply(words(code))
+    response = _reply({"words": words(code), "heard": HEARD})
     response.headers["Cache-Control"] = "max-age=3600"
     return response
-
-
-async def hint(request: web.Request) -> web.Response:
-    """``POST /api/hint`` with ``{"token": ...}``: the move a built-in bot would make in
-    the seat of the player the token is (the wire move, ready to send), on their own
-    turn. The token is the seat's secret: only its holder gets a hint, for that seat."""
-    if not same_origin(request):
-        raise web.HTTPForbidden(text="this server gives hints only to its own pages")
-    server = request.app[SERVER]
-    try:
-        token = (await request.json())["token"]
-    except Exception:
-        raise web.HTTPBadRequest(text='send {"token": "..."}') from None
-    player = server.lobby.players.by_token(str(token))
-    if player is None:
-        raise web.HTTPNotFound(text="no seat has that token")
-    table = player.room
-    seen = table.seen_for_hint(player) if isinstance(table, Table) else None
-    if seen is None or not isinstance(table, Table):
-        raise web.HTTPConflict(text="hints are for your own turn")
-    events, view = seen
-    turn = (view.round, view.turn)
-    known = table.hints.get(player)
-    if known is None or known[0] != turn:  # one hint a turn, however often it is asked for
-        known = (turn, asyncio.ensure_future(server.bots.hint(events, view)))
-        table.hints[player] = known
-    move = await asyncio.shield(known[1])
-    return _reply(move_to_wire(move, round=view.round, turn=view.turn))
 
 
 async def lobby(request: web.Request) -> web.Response:
@@ -253,7 +216,8 @@ def make_app(server: Server) -> web.Application:
     app.router.add_get("/static/{name}", asset)
     app.router.add_get("/api/lobby", lobby)
     app.router.add_get("/api/words/{code}", page_words)
-    app.router.add_post("/api/hint", hint)
+    app.router.add_post("/api/hint", functools.partial(hint, server))
+    app.router.add_post("/api/move", functools.partial(read_move, server))
     app.router.add_get("/api/matches", matches)
     app.router.add_get("/api/replay/{id}", replay)
     app.router.add_get("/ws/table/{id}", table_socket)

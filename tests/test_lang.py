@@ -22,8 +22,14 @@ from leastscore.lang import HEARD, LANGUAGES, choose, from_locale, heard, normal
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "leastscore" / "locale"
 TRANSLATED = [code for code in LANGUAGES if code != lang.DEFAULT]
-SOURCES = ("game", "client", "leastscore")
-"""Where ``make catalogs`` extracts messages from."""
+SOURCES = ("game", "protocol", "seats", "bots", "server", "client", "tournament", "leastscore")
+"""Where ``make catalogs`` extracts messages from: every folder of the package."""
+
+
+def test_make_catalogs_extracts_from_every_folder_of_the_package() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    (line,) = [line for line in makefile.splitlines() if line.startswith("SOURCES :=")]
+    assert line.split(":=")[1].split() == list(SOURCES)
 
 
 def catalog(code: str) -> Catalog:

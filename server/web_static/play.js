@@ -38,6 +38,7 @@ class Seat {
     this.chat = [];
     this.tries = 0;
     this.leaving = false;
+    this.kept = {};           // what is being typed in the text fields, by field
   }
 
   // -- the connection ------------------------------------------------------------------
@@ -100,7 +101,8 @@ class Seat {
       this.connect();
       return;
     }
-    this.said = m.message;
+    const said = heard(m.message);  // the server's words, in the page's language
+    this.said = said.charAt(0).toUpperCase() + said.slice(1);
     this.refused = true;
   }
 
@@ -114,12 +116,12 @@ class Seat {
   on_player_left(m) { this.said = _f("{name} lost the connection", { name: m.name }); }
   on_player_back(m) { this.said = _f("{name} is back", { name: m.name }); }
   on_player_replaced(m) { this.said = _f("A {level} bot now plays for {name}", { level: m.level, name: m.name }); }
-  on_bye(m) { this.said = m.reason; }
+  on_bye(m) { this.said = heard(m.reason); }
 
   on_state(m) {
     this.table = m.table;
     this.you = m.you === undefined ? null : m.you;
-    this.board = fromState({ table: m.table, match: m.match });
+    this.board = fromState({ table: m.table, match: m.match }, this.you);
     this.hand = m.match && m.match.hand ? m.match.hand.slice() : [];
     this.pending = null;
     if (m.match && m.match.to_move === this.you && m.match.legal) this.ask(m.match);
@@ -159,7 +161,7 @@ class Seat {
   }
 
   event(e) {
-    apply(this.board, e, null);
+    apply(this.board, e, this.you);
     if (e.type === "match_start") this.send({ type: "state" });  // the seat this player holds in it
     if (e.type === "round_start" && this.you !== null && e.hands[this.you]) this.hand = e.hands[this.you].slice();
     const mine = e.type === "played" && e.seat === this.you;
@@ -199,12 +201,50 @@ class Seat {
     this.send({ type: "declare", round: p.round, turn: p.turn });
   }
 
+  /** A move typed the terminal's way (7h 7d deck, ks 8s, declare), read by the server
+   * with the terminal's own reader; sent as typed, or the one line why it is no move. */
+  async typed(text) {
+    const asked = this.pending;
+    if (!asked || !text.trim()) return;
+    const word = text.trim().toLowerCase();
+    if (word === "hint") { this.kept.move = ""; return this.hint(); }
+    if (word === "help" || word === "?") {
+      this.said = _("Type the cards to put down, then deck or an open card: 7H 7D deck, KS take 8S, or declare.");
+      this.refused = false; this.draw(); return;
+    }
+    let reply;
+    try {
+      reply = await fetch("/api/move", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ token: localStorage.getItem(TOKEN_KEY), text, lang: document.documentElement.lang }) });
+    } catch (error) { return; }
+    if (this.pending !== asked) return;
+    if (!reply.ok) { this.said = await reply.text(); this.refused = true; this.draw(); return; }
+    const move = await reply.json();
+    if (move.problem) { this.said = move.problem; this.refused = true; this.draw(); return; }
+    this.kept.move = "";
+    this.send(move);
+  }
+
   // -- drawing -----------------------------------------------------------------------------
 
   draw() {
+    const focused = document.activeElement, kept = focused && focused.dataset ? focused.dataset.keep : null;
+    const caret = kept ? focused.selectionStart : null;
     this.into.replaceChildren();
     if (this.said) add(this.into, el("p", "notice" + (this.refused ? " refused" : ""), this.said));
     if (!this.table) this.drawLobby(); else this.drawTable();
+    const again = kept ? this.into.querySelector(`[data-keep="${kept}"]`) : null;
+    if (again) { again.focus(); again.setSelectionRange(caret, caret); }  // typing goes on through a redraw
+  }
+
+  /** A text field whose words and focus live through the redraws each message brings. */
+  keptInput(key, label) {
+    const input = el("input");
+    input.dataset.keep = key;
+    input.value = this.kept[key] || "";
+    input.setAttribute("aria-label", label);
+    input.oninput = () => { this.kept[key] = input.value; };
+    return input;
   }
 
   drawLobby() {
@@ -313,7 +353,13 @@ class Seat {
     const declare = el("button", "declare", _("Declare"));
     declare.disabled = !p.canDeclare; declare.onclick = () => this.declare();
     const hint = el("button", "hint", _("Hint")); hint.onclick = () => this.hint();
-    return add(el("div"), line, this.hinted ? el("p", "hinted", this.hinted) : null, add(buttons, deck, declare, hint));
+    const typed = el("form", "typed");
+    const text = this.keptInput("move", _("Type a move, like 7H 7D deck"));
+    text.placeholder = _("or type it: 7H 7D deck");
+    text.autocomplete = "off"; text.autocapitalize = "off"; text.spellcheck = false;
+    typed.onsubmit = (e) => { e.preventDefault(); this.typed(text.value); };
+    add(typed, text, el("button", null, _("Play")));
+    return add(el("div"), line, this.hinted ? el("p", "hinted", this.hinted) : null, add(buttons, deck, declare, hint), typed);
   }
 
   drawChat() {
@@ -321,8 +367,12 @@ class Seat {
     const lines = el("ul", "chat-lines");
     for (const line of this.chat.slice(-20)) lines.appendChild(el("li", null, line));
     const form = el("form");
-    const text = el("input"); text.maxLength = 500; text.setAttribute("aria-label", _("Say something"));
-    form.onsubmit = (e) => { e.preventDefault(); if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() }); };
+    const text = this.keptInput("chat", _("Say something")); text.maxLength = 500;
+    form.onsubmit = (e) => {
+      e.preventDefault();
+      if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() });
+      this.kept.chat = "";
+    };
     add(this.into, add(box, lines, add(form, text, el("button", null, _("Say")))));
   }
 }

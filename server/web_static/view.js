@@ -31,12 +31,12 @@ function newBoard() {
     timeMs: 0, turnAt: 0, threshold: null };
 }
 
-function fromState(state) {
+function fromState(state, me = null) {
   const board = newBoard();
   const m = state.match;
   board.names = state.seats || state.table.players.map((p) => p.name);
   if (!m) return board;
-  board.moves = (state.moves || []).map((text, i) => ({ text, round: m.round, cards: eventCards(m.history[i] || {}) }));
+  board.moves = m.history.map((played) => ({ text: describe(played, board.names, me), round: m.round, cards: eventCards(played) }));
   Object.assign(board, { round: m.round, turn: m.turn, dealer: m.dealer, toMove: m.over ? null : m.to_move,
     open: m.open, handSizes: m.hand_sizes, scores: m.scores, active: m.active, deck: m.deck_size,
     dead: m.dead_size, timeMs: m.time_ms, turnAt: Date.now() });
@@ -50,7 +50,7 @@ function nextActive(board, seat) {
   return null;
 }
 
-function apply(board, event, text) {
+function apply(board, event, me = null) {
   switch (event.type) {
     case "match_start":
       board.names = event.seats; board.scores = event.seats.map(() => 0);
@@ -83,7 +83,7 @@ function apply(board, event, text) {
       board.standings = event.standings; board.scores = event.scores.slice(); board.toMove = null;
       break;
   }
-  if (text) board.moves.push({ text, round: board.round, cards: eventCards(event) });
+  board.moves.push({ text: describe(event, board.names, me), round: board.round, cards: eventCards(event) });
 }
 
 // The cards an event shows everyone: the only words of its line drawn as cards.
@@ -212,7 +212,7 @@ function showTable(id) {
     const item = JSON.parse(message.data);
     if (item.state) { board = fromState(item.state); title.textContent = item.state.table.name; }
     else if (item.turn) applyTurn(board, item.turn);
-    else if (item.event) apply(board, item.event, item.text);
+    else if (item.event) apply(board, item.event);
     redraw();
     document.body.dataset.frames = String(Number(document.body.dataset.frames || 0) + 1);
   };
@@ -263,7 +263,7 @@ async function showReplay(id) {
   const show = (n) => {
     at = Math.max(0, Math.min(steps.length, n));
     const board = newBoard();
-    for (let i = 0; i < at; i++) apply(board, steps[i].event, steps[i].text);
+    for (let i = 0; i < at; i++) apply(board, steps[i].event);
     body.replaceChildren();
     drawBoard(board, body, false);
     counter.textContent = _f("Step {at} of {steps}", { at, steps: steps.length });

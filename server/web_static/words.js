@@ -6,6 +6,7 @@
 const SPOKEN = { en: "English", tl: "Tagalog", nl: "Nederlands", fr: "fran\u00e7ais", zu: "isiZulu" };
 const LANG_KEY = "leastscore.lang";
 let WORDS = {};
+let HEARD = [];  // the server's and the engine's English sentences a page says in its language
 
 function _(text) {
   return WORDS[text] || text;
@@ -18,7 +19,29 @@ function N_(text) {
 
 /** A message with {placeholders}, filled after it is translated. */
 function _f(text, values) {
-  return _(text).replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+  return fill(_(text), values);
+}
+
+/** {placeholders} filled in a message already in the page's language. */
+function fill(text, values) {
+  return text.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
+}
+
+/** A sentence the server or the engine wrote in English (a refusal, why a player
+ * left), in the page's language when it is one the catalogs know, its values kept. */
+function heard(text) {
+  for (const message of HEARD) {
+    const names = [];
+    const source = message.split(/\{(\w+)\}/).map((part, i) => {
+      if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (names.includes(part)) return "\\k<" + part + ">";
+      names.push(part);
+      return "(?<" + part + ">.+?)";
+    }).join("");
+    const found = new RegExp("^" + source + "$", "s").exec(text);
+    if (found) return _f(message, found.groups || {});
+  }
+  return text;
 }
 
 function chosenLanguage() {
@@ -33,12 +56,12 @@ function chosenLanguage() {
 }
 
 async function loadWords(code) {
-  WORDS = {};
+  WORDS = {}; HEARD = [];
   document.documentElement.lang = code;
   if (code === "en") return;
   try {
     const reply = await fetch("/api/words/" + code);
-    if (reply.ok) WORDS = await reply.json();
+    if (reply.ok) ({ words: WORDS, heard: HEARD } = await reply.json());
   } catch (error) { /* the English words stand */ }
 }
 

@@ -181,3 +181,68 @@ async def test_a_hint_selects_the_cards_a_bot_would_put_down(
         assert await page.locator("#hand button.draw").is_enabled() or (
             await page.locator("#hand button.take").first.is_enabled()
         )
+
+
+async def test_a_move_typed_the_terminal_s_way_is_played_and_a_mistake_explained(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    """A keyboard player types ``7h 7d deck`` as at the terminal; a card not held gets
+    the terminal's one line, in the page's language, and what was typed stays."""
+    _, view = served
+    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    await against_a_bot(page, view.address, "Kai")
+    field = page.get_by_label("Type a move, like 7H 7D deck")
+    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    ranks = {card[:-1] for card in hand}
+    stranger = next(name for name in BY_NAME if name[:-1] not in ranks)
+    await field.fill(f"{stranger.lower()} deck")
+    await field.press("Enter")
+    refused = page.locator(".notice.refused")
+    assert await refused.inner_text(timeout=30_000) == f"You do not hold {stranger}."
+    assert await field.input_value() == f"{stranger.lower()} deck"  # kept, to correct
+    asked = await page.locator("#hand.to-move").get_attribute("data-move")
+    highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+    await field.fill(f"{highest.lower()} deck")
+    await field.press("Enter")
+    await page.wait_for_function(
+        "asked => { const h = document.querySelector('#hand.to-move');"
+        " return !h || h.dataset.move !== asked; }",
+        arg=asked,
+        timeout=30_000,
+    )
+    shown = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    assert highest not in shown and len(shown) == len(hand)  # put down, and one drawn
+    assert await page.locator(".notice.refused").count() == 0
+
+
+async def test_the_moves_and_the_refusals_are_told_in_the_page_s_language(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    """A French page: the server's refusal (a declaration on one's first turn) and the
+    lines of the moves, one's own told as "you", come in French."""
+    _, view = served
+    context = await browser.new_context(locale="fr-FR", viewport={"width": 390, "height": 844})
+    page = await context.new_page()
+    await page.goto(view.address + "#/play")
+    await page.get_by_label("Votre nom").fill("Zoé")
+    await page.get_by_role("button", name="Prendre place").click()
+    await page.get_by_label("Places").select_option("2")
+    await page.get_by_role("button", name="Créer une table").click()
+    await page.get_by_role("button", name="Ajouter un bot").click()
+    await page.locator("#hand.to-move").wait_for(timeout=60_000)
+    field = page.get_by_label("Tapez un coup, comme 7H 7D deck")
+    await field.fill("declare")
+    await field.press("Enter")
+    refused = page.locator(".notice.refused")
+    assert await refused.inner_text(timeout=30_000) == (
+        "Personne ne déclare à son premier tour d'une manche"
+    )
+    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+    await field.fill(f"{highest} deck")
+    await field.press("Enter")
+    mine = page.locator(f"#moves li[data-text^='Vous avez défaussé {highest} et pioché ']")
+    await mine.wait_for(timeout=30_000)
+    lines = await page.locator("#moves li").evaluate_all("e => e.map(li => li.dataset.text)")
+    assert lines and not any("discarded" in line for line in lines), lines
+    await context.close()

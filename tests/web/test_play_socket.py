@@ -320,3 +320,52 @@ async def test_a_hint_is_for_the_token_s_holder_on_their_own_turn(served: tuple[
         async with http.post(url, json={"token": token}, headers=elsewhere) as reply:
             assert reply.status == 403
     await ann.close()
+
+
+async def test_a_typed_move_is_read_with_the_terminal_s_rules_for_the_seat(
+    served: tuple[Server, WebView],
+):
+    """``/api/move`` reads ``7h 7d deck`` against the asking player's own hand and open
+    cards, says in one line in the page's language why a line is no move, and answers
+    only the token's holder on their own turn."""
+    _, view = served
+    ann = await Socket.open(view)
+    ann.send({"type": "hello", "protocol": [1], "name": "Ann", "id": 1})
+    token = (await ann.until("welcome", id=1))["token"]
+    async with aiohttp.ClientSession() as http:
+        url = view.address + "api/move"
+        async with http.post(url, json={"token": token, "text": "declare"}) as reply:
+            assert reply.status == 409  # at no table: no turn of hers
+        ann.send({"type": "create", "seats": 2, "id": 2})
+        await ann.until("ok", id=2)
+        ann.send({"type": "add_bot", "level": "greedy", "id": 3})
+        turn = await ann.until("turn")
+        while "hand" not in turn:
+            turn = await ann.until("turn")
+        hand, group = turn["hand"], turn["legal"][0]
+        typed = " ".join(group).lower() + " deck"
+        async with http.post(url, json={"token": token, "text": typed}) as reply:
+            move = await reply.json()
+        assert sorted(move.pop("discard")) == sorted(group)
+        assert move == {
+            "type": "play",
+            "take": "deck",
+            "round": turn["round"],
+            "turn": turn["turn"],
+        }
+        move["discard"] = group
+        ranks = {name[:-1] for name in hand + turn["open"]}
+        stranger = next(name for name in BY_NAME if name[:-1] not in ranks)
+        ask = {"token": token, "text": f"{stranger} deck", "lang": "fr"}
+        async with http.post(url, json=ask) as reply:
+            problem = (await reply.json())["problem"]
+        assert problem == f"Vous n'avez pas {stranger}."  # in the page's language
+        async with http.post(url, json={"token": token, "text": "d"}) as reply:
+            assert (await reply.json())["type"] == "declare"
+        elsewhere = {"Origin": "http://elsewhere.example"}
+        async with http.post(url, json={"token": token, "text": "d"}, headers=elsewhere) as r:
+            assert r.status == 403
+        ann.send({**move, "id": 4})  # the move read is the move played
+        played = await ann.until("played")
+        assert sorted(played["discard"]) == sorted(group) and played["seat"] == turn["seat"]
+    await ann.close()
