@@ -313,7 +313,11 @@ class Seat {
       add(this.into, el("p", "muted", _f("Seated: {players} ({seated}/{seats})", { players: t.players.map((p) => p.name).join(", "), seated: t.players.length, seats: t.seats })));
     }
     if (this.board.names.length) drawBoard(this.board, this.into, true);
-    if (this.you !== null && this.hand.length) this.drawHand();
+    if (this.you !== null && this.hand.length) {  // the hand right under the board, above the log
+      const board = this.into.querySelector("#board");
+      const hand = this.drawHand();
+      if (board) board.after(hand); else this.into.appendChild(hand);
+    }
     this.drawChat();
   }
 
@@ -335,7 +339,7 @@ class Seat {
     }
     add(box, row);
     if (mine) add(box, this.moveControls());
-    add(this.into, box);
+    return box;
   }
 
   moveControls() {

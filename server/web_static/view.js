@@ -89,7 +89,7 @@ function apply(board, event, me = null) {
 // The cards an event shows everyone: the only words of its line drawn as cards.
 function eventCards(event) {
   switch (event.type) {
-    case "played": return event.discard.concat(event.took ? [event.took] : []);
+    case "played": return event.discard.concat(event.took ? [event.took] : [], event.drawn ? [event.drawn] : []);
     case "round_start": return event.open;
     case "declared": return event.hands.flatMap((hand) => hand || []);
     default: return [];

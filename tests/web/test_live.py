@@ -19,7 +19,7 @@ from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
 from ..server.conftest import Raw
-from .conftest import screenshot_path, web_server
+from .conftest import web_server
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -124,8 +124,6 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
     row = page.locator(f"tr[data-table='{table}']")
     await row.wait_for()
     assert HOSTILE in await row.inner_text()
-    if shot := screenshot_path("lobby"):
-        await page.screenshot(path=str(shot))
     await page.goto(view.address + f"#/table/{table}")
     await page.locator("#board").wait_for()
 
@@ -154,8 +152,6 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
             await page.set_viewport_size({"width": size[0], "height": size[1]})
             await no_sideways_scroll(page)
             assert await page.locator(".seat").count() == 2
-            if (shot := screenshot_path(f"table-{size[0]}")) is not None:
-                await page.screenshot(path=str(shot))
     await page.locator("#standings").wait_for(timeout=60_000)
     assert HOSTILE in await page.locator("#standings").inner_text()
     assert len(set(seen_turns)) > 1, "the page did not move on"
@@ -280,9 +276,6 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
         if isinstance(event, Declared):
             scores = await page.locator(".seat .score").all_inner_texts()
             assert scores == [str(s) for s in event.scores]
-        shot = screenshot_path("replay")
-        if shot is not None and isinstance(event, Declared) and not shot.exists():
-            await page.screenshot(path=str(shot))
     assert await page.locator("#standings").count() == 1
     # jump by round: the board is the one dealt
     rounds = [e for e in log if isinstance(e, RoundStarted)]

@@ -22,11 +22,19 @@ from leastscore.tournament.web import Clock, TournamentView
 HOSTILE = "<script>alert(1)</script>"  # a name may not hold "="
 
 
-def played_tournament(tmp_path: Path) -> Path:
+HOSTILE_FIELD = {"a": "builtin:greedy", "b": "builtin:random", "c": "builtin:greedy"}
+LEVELS = {level: f"builtin:{level}" for level in ("expert", "counter", "greedy", "random")}
+"""The built-in ladder: a real field, for the report and the README's picture."""
+
+
+def played_tournament(tmp_path: Path, field: dict[str, str] | None = None) -> Path:
+    """A short round-robin of ``field``; by default three bots and one with a hostile name."""
     out = tmp_path / "run"
+    entrants = (
+        bots(**field) if field else [*bots(**HOSTILE_FIELD), f"--bot={HOSTILE}=builtin:random"]
+    )
     done = tournament(
-        *bots(**{"a": "builtin:greedy", "b": "builtin:random", "c": "builtin:greedy"}),
-        f"--bot={HOSTILE}=builtin:random",
+        *entrants,
         "--seats=3",
         "--deals=2",
         "--seed=5",
@@ -82,8 +90,6 @@ async def test_the_live_page_follows_the_tally_and_agrees_with_the_json(
         assert HOSTILE in await page.locator("#standings").inner_text()
         assert await page.locator("svg polyline").count() == len(config.names)
         assert await page.locator("#standings script").count() == 0 and not dialogs
-        if (shot := screenshot_path("tournament")) is not None:
-            await page.screenshot(path=str(shot))
         await page.set_viewport_size({"width": 390, "height": 844})
         wide = await page.evaluate("document.documentElement.scrollWidth")
         assert wide <= await page.evaluate("window.innerWidth")
@@ -92,7 +98,7 @@ async def test_the_live_page_follows_the_tally_and_agrees_with_the_json(
 
 
 async def test_report_html_shows_the_standings_json_holds(tmp_path: Path, browser: Any) -> None:
-    out = played_tournament(tmp_path)
+    out = played_tournament(tmp_path, LEVELS)
     document = json.loads((out / "standings.json").read_text())
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
     await page.goto((out / "report.html").as_uri())
@@ -117,3 +123,5 @@ async def test_report_html_shows_the_standings_json_holds(tmp_path: Path, browse
     cell = await box.locator("tr[data-bot] td").first.bounding_box()
     assert heights == {round(cell["height"])} and cell["height"] < 30
     assert await page.locator("#standings script").count() == 0
+    if (shot := screenshot_path("tournament")) is not None:
+        await page.screenshot(path=str(shot))

@@ -1,0 +1,136 @@
+"""A LAN evening in browsers: two people and a built-in bot at one table, a friend watching.
+
+Maria on a phone and Jun on a laptop play a whole match against the ``expert`` bot,
+each from the page alone; a spectator follows it on the live table and replays it
+after. Each page holds only what its reader may see. With ``LEASTSCORE_SCREENSHOTS``
+set, this real game is where the README's pictures come from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from leastscore.game import Declared
+from leastscore.game.cards import BY_NAME, VALUE
+from leastscore.server.app import Server
+
+from .conftest import screenshot_path, sit_down, web_server
+from .test_live import no_sideways_scroll, public_cards
+from .test_play_page import my_move
+from .test_play_socket import visible_to
+
+pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
+
+from leastscore.server.web import WebView
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+
+
+@pytest.fixture
+async def served(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
+    db = str(tmp_path / "matches.sqlite3")
+    async with web_server(bot_delay=0.0, grace_period=30.0, db=db) as both:
+        yield both
+
+
+async def picture(page: Any, name: str) -> None:
+    """The README's picture ``name``: on a laptop the whole page, on a phone what is in view."""
+    if (shot := screenshot_path(name)) is not None:
+        wide = page.viewport_size["width"] > PHONE["width"]
+        await page.screenshot(path=str(shot), full_page=wide)
+
+
+async def play_through(page: Any, name: str, pictured_at: int) -> int:
+    """Play ``name``'s moves to the end of the match; at move ``pictured_at`` the hand
+    is pictured with its highest card chosen, as a player about to put it down."""
+    moves = 0
+    while True:
+        await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
+        if moves == pictured_at and await page.locator("#hand.to-move").count():
+            hand = await page.locator("#hand .card-button").evaluate_all(
+                "e => e.map(b => b.dataset.card)"
+            )
+            highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+            chosen = page.locator(f"#hand .card-button[data-card='{highest}']")
+            await chosen.click()
+            await no_sideways_scroll(page)
+            await page.evaluate("document.querySelector('#hand').scrollIntoView({block: 'end'})")
+            await picture(page, name)
+            await chosen.click()  # my_move chooses again
+        if not await my_move(page):
+            return moves
+        moves += 1
+
+
+async def test_two_people_and_a_bot_play_a_match_in_browsers_and_a_friend_watches(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    server, view = served
+    maria = await browser.new_page(viewport=PHONE, has_touch=True, is_mobile=True)
+    jun = await browser.new_page(viewport=LAPTOP)
+    errors: list[str] = []
+    for page in (maria, jun):
+        page.on("pageerror", lambda e: errors.append(str(e)))
+    await sit_down(maria, view.address, "Maria")
+    await maria.get_by_label("Table name").fill("Friday night")
+    await maria.get_by_label("Seats").select_option("3")
+    await maria.get_by_label("Out above this score").fill("50")
+    await maria.get_by_role("button", name="Create a table").click()
+    await maria.get_by_label("Bot level").select_option("expert")
+    await maria.get_by_role("button", name="Add a bot").click()
+    await sit_down(jun, view.address, "Jun")
+    await (
+        jun.locator(".table-row", has_text="Friday night").get_by_role("button", name="Sit").click()
+    )  # the table is full: the match starts
+
+    friend = await browser.new_page(viewport=LAPTOP)
+    await friend.goto(view.address)
+    await friend.locator("tr", has_text="Friday night").wait_for()
+    await picture(friend, "lobby")
+    (table,) = server.lobby.tables.values()
+    await friend.goto(view.address + f"#/table/{table.info().id}")
+    await friend.locator("#board").wait_for()
+
+    async def watch() -> None:  # the friend's pictures, once the log has a few moves
+        await friend.wait_for_function(
+            "document.querySelectorAll('#moves li').length >= 8", timeout=120_000
+        )
+        await picture(friend, "table-1280")
+        await friend.set_viewport_size(PHONE)
+        await no_sideways_scroll(friend)
+        await picture(friend, "table-390")
+        await friend.set_viewport_size(LAPTOP)
+
+    played = await asyncio.gather(
+        play_through(maria, "play-390", 2), play_through(jun, "play-1280", 3), watch()
+    )
+    assert played[0] > 0 and played[1] > 0 and not errors, (played, errors)
+
+    match = table.match
+    assert match is not None and match.over
+    log = list(match.log)
+    for seat, page in ((match.names.index("Maria"), maria), (match.names.index("Jun"), jun)):
+        hers = set().union(*visible_to(log, seat).values())
+        shown = await page.eval_on_selector_all(
+            "#hand [data-card]", "e => e.map(c => c.dataset.card)"
+        )
+        assert set(shown) <= hers
+        assert await page.locator("#standings").inner_text()
+    anywhere = set().union(*public_cards(log).values())
+    await friend.locator("#standings").wait_for(timeout=60_000)
+    shown = await friend.eval_on_selector_all("[data-card]", "e => e.map(c => c.dataset.card)")
+    assert set(shown) <= anywhere
+
+    await server.journal.close()  # the match is stored whole: the friend replays it
+    await friend.goto(view.address + "#/history")
+    await friend.locator("a[href^='#/replay/']").first.click()
+    await friend.locator("#board").wait_for()
+    first_declaration = next(i for i, e in enumerate(log, start=1) if isinstance(e, Declared))
+    while await friend.locator(".step").get_attribute("data-step") != str(first_declaration):
+        await friend.locator("button.next").click()
+    await friend.locator("#reveal").wait_for()
+    await picture(friend, "replay")
