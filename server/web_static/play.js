@@ -309,10 +309,12 @@ class Seat {
     const leave = el("button", "leave", _("Leave"));
     leave.onclick = () => { this.send({ type: "leave" }); this.table = null; this.you = null; this.board = newBoard(); };
     add(this.into, add(controls, leave));
-    if (!t.playing && !this.board.names.length) {
-      add(this.into, el("p", "muted", _f("Seated: {players} ({seated}/{seats})", { players: t.players.map((p) => p.name).join(", "), seated: t.players.length, seats: t.seats })));
+    if (!t.playing) {  // who sits, as bots are added and people come
+      const seated = el("p", "muted seated", _f("Seated: {players} ({seated}/{seats})", { players: t.players.map((p) => p.name).join(", "), seated: t.players.length, seats: t.seats }));
+      seated.dataset.seated = t.players.length;
+      add(this.into, seated);
     }
-    if (this.board.names.length) drawBoard(this.board, this.into, true);
+    if (this.board.round > 0 || this.board.standings) drawBoard(this.board, this.into, true);  // a match, or the last one
     if (this.you !== null && this.hand.length) {  // the hand right under the board, above the log
       const board = this.into.querySelector("#board");
       const hand = this.drawHand();

@@ -1,9 +1,11 @@
-"""A LAN evening in browsers: two people and a built-in bot at one table, a friend watching.
+"""A LAN evening: two people in browsers, one in a terminal and a built-in bot at one
+table, a friend watching.
 
-Maria on a phone and Jun on a laptop play a whole match against the ``expert`` bot,
-each from the page alone; a spectator follows it on the live table and replays it
-after. Each page holds only what its reader may see. With ``LEASTSCORE_SCREENSHOTS``
-set, this real game is where the README's pictures come from.
+Maria on a phone taps her moves, Jun on a laptop types his the terminal's way, Lola
+plays from ``leastscore play`` in a real pseudo-terminal, against the ``expert`` bot;
+a spectator follows the match on the live table and replays it after. Each page holds
+only what its reader may see. With ``LEASTSCORE_SCREENSHOTS`` set, this real game is
+where the README's pictures come from.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from leastscore.game import Declared
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
 
+from ..client.helpers import Terminal, value
+from ..client.test_play import choose
 from .conftest import screenshot_path, sit_down, web_server
 from .test_live import no_sideways_scroll, public_cards
 from .test_play_page import my_move
@@ -44,9 +48,32 @@ async def picture(page: Any, name: str) -> None:
         await page.screenshot(path=str(shot), full_page=wide)
 
 
-async def play_through(page: Any, name: str, pictured_at: int) -> int:
-    """Play ``name``'s moves to the end of the match; at move ``pictured_at`` the hand
-    is pictured with its highest card chosen, as a player about to put it down."""
+def play_in_a_terminal(port: int, name: str) -> int:
+    """``name`` sits at the table from the terminal client and plays it to the end,
+    typing moves as a person would; the number of moves made."""
+    term = Terminal("--server", f"127.0.0.1:{port}", "--name", name)
+    try:
+        term.expect(r"Connected to")
+        term.type("tables")
+        term.expect(r"Friday night")
+        term.type("join 1")
+        moves = 0
+        while True:
+            found = term.expect(r"Your turn: \d+ s to move|Final standings", timeout=120)
+            if found.group(0) == "Final standings":
+                return moves
+            term.pos = found.start()
+            hand, open_cards, line = term.my_turn()
+            low = "You may declare" in line and sum(value(c) for c in hand) <= 5
+            term.type("declare" if low else choose(hand, open_cards))
+            moves += 1
+    finally:
+        term.kill()
+
+
+async def play_through(page: Any, name: str, pictured_at: int, typed: bool = False) -> int:
+    """Play ``name``'s moves to the end of the match (``typed``: at the keyboard); at
+    move ``pictured_at`` the hand is pictured with its highest card chosen."""
     moves = 0
     while True:
         await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
@@ -61,12 +88,12 @@ async def play_through(page: Any, name: str, pictured_at: int) -> int:
             await page.evaluate("document.querySelector('#hand').scrollIntoView({block: 'end'})")
             await picture(page, name)
             await chosen.click()  # my_move chooses again
-        if not await my_move(page):
+        if not await my_move(page, typed):
             return moves
         moves += 1
 
 
-async def test_two_people_and_a_bot_play_a_match_in_browsers_and_a_friend_watches(
+async def test_people_in_browsers_and_a_terminal_play_a_bot_and_a_friend_watches(
     served: tuple[Server, WebView], browser: Any
 ) -> None:
     server, view = served
@@ -77,7 +104,7 @@ async def test_two_people_and_a_bot_play_a_match_in_browsers_and_a_friend_watche
         page.on("pageerror", lambda e: errors.append(str(e)))
     await sit_down(maria, view.address, "Maria")
     await maria.get_by_label("Table name").fill("Friday night")
-    await maria.get_by_label("Seats").select_option("3")
+    await maria.get_by_label("Seats").select_option("4")
     await maria.get_by_label("Out above this score").fill("50")
     await maria.get_by_role("button", name="Create a table").click()
     await maria.get_by_label("Bot level").select_option("expert")
@@ -105,13 +132,17 @@ async def test_two_people_and_a_bot_play_a_match_in_browsers_and_a_friend_watche
         await picture(friend, "table-390")
         await friend.set_viewport_size(LAPTOP)
 
-    played = await asyncio.gather(
-        play_through(maria, "play-390", 2), play_through(jun, "play-1280", 3), watch()
+    played = await asyncio.gather(  # Lola takes the last seat: the match starts
+        play_through(maria, "play-390", 2),
+        play_through(jun, "play-1280", 3, typed=True),
+        asyncio.to_thread(play_in_a_terminal, server.port, "Lola"),
+        watch(),
     )
-    assert played[0] > 0 and played[1] > 0 and not errors, (played, errors)
+    assert all(played[:3]) and not errors, (played, errors)
 
     match = table.match
     assert match is not None and match.over
+    assert set(match.names) == {"Maria", "Jun", "Lola", "Expert bot"}
     log = list(match.log)
     for seat, page in ((match.names.index("Maria"), maria), (match.names.index("Jun"), jun)):
         hers = set().union(*visible_to(log, seat).values())

@@ -38,16 +38,30 @@ async def against_a_bot(page: Any, address: str, name: str) -> None:
     await page.locator("#hand.to-move").wait_for(timeout=60_000)
 
 
-async def my_move(page: Any) -> bool:
+async def my_move(page: Any, typed: bool = False) -> bool:
     """Make one move on the page when it is this player's: declare at 4 or less, else
-    discard the highest card alone and draw. False when the match is over."""
+    discard the highest card alone and draw; by tap and click, or ``typed`` the
+    terminal's way. False when the match is over."""
     await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
     if await page.locator("#standings").count():
         return False
     asked = await page.locator("#hand.to-move").get_attribute("data-move")
     hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
     declare = page.locator("#hand button.declare")
-    if sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and await declare.is_enabled():
+    can_declare = await declare.is_enabled()
+    if typed:
+        highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+        can_draw = await page.locator("#hand button.draw").get_attribute("disabled") is None
+        take = (
+            "deck"
+            if can_draw
+            else "take " + await page.locator("#hand button.take").first.get_attribute("data-card")
+        )
+        low = sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and can_declare
+        field = page.locator("#hand form.typed input")
+        await field.fill("declare" if low else f"{highest.lower()} {take}")
+        await field.press("Enter")
+    elif sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and can_declare:
         await declare.click()
     else:
         highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
@@ -69,22 +83,34 @@ async def my_move(page: Any) -> bool:
 async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_the_seat(
     served: tuple[Server, WebView], browser: Any
 ) -> None:
+    """Ann, on a phone with touch, against three bots by tap alone; at her fourth move
+    the page reloads (as a phone that slept) and she answers that same turn."""
     server, view = served
-    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    page = await browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     await sit_down(page, view.address, "Ann")
-    await page.get_by_label("Seats").select_option("2")
+    await page.get_by_label("Seats").select_option("4")
     await page.get_by_label("Out above this score").fill("30")
     await page.get_by_role("button", name="Create a table").click()
     await page.get_by_label("Bot level").select_option("greedy")
-    await page.get_by_role("button", name="Add a bot").click()
+    for seated in (2, 3):
+        await page.get_by_role("button", name="Add a bot").click()
+        await page.locator(f"p.seated[data-seated='{seated}']").wait_for()
+    await page.get_by_role("button", name="Add a bot").click()  # the last seat: it starts
     moves = 0
-    while await my_move(page):
-        moves += 1
-        if moves == 3:  # a reload, as a phone that slept: back to the same seat
+    held = "e => e.map(b => b.dataset.card)"
+    while True:
+        await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
+        if moves == 3 and await page.locator("#hand.to-move").count():  # reload mid-turn
+            asked = await page.locator("#hand.to-move").get_attribute("data-move")
+            hand = await page.locator("#hand .card-button").evaluate_all(held)
             await page.reload()
-            await page.locator("#hand").wait_for(timeout=30_000)
+            await page.locator(f"#hand.to-move[data-move='{asked}']").wait_for(timeout=30_000)
+            assert await page.locator("#hand .card-button").evaluate_all(held) == hand
+        if not await my_move(page):
+            break
+        moves += 1
         if moves % 5 == 0:
             await no_sideways_scroll(page)
     assert moves > 3 and not errors, errors
