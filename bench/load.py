@@ -102,26 +102,32 @@ class BotClient(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         for body in self.frames.feed(data):
-            if not any(key in body for key in INTERESTING):
-                continue  # others' moves and turns: nothing for this bot to do
+            self.body_received(body)
+
+    def body_received(self, body: bytes) -> None:
+        """One frame body, however it came (a TCP frame, a WebSocket message)."""
+        if any(key in body for key in INTERESTING):  # else others' moves and turns
             message = decode(body)
-            kind = message["type"]
-            if kind == "turn" and "hand" in message:
-                if self.load.think:
-                    asyncio.get_running_loop().call_later(self.load.think, self.move, message)
-                else:
-                    self.move(message)
-            elif kind == "ok" and message.get("id", 0) >= MOVE_IDS:
-                if self.load.counting:
-                    self.load.moves += 1
-                    self.load.latencies.append(time.perf_counter() - self.sent_at)
-            elif kind == "welcome":
-                self.ready.set_result(None)
-            elif kind == "error":
-                self.load.errors += 1
-                code = str(message.get("code"))
-                self.load.error_codes[code] = self.load.error_codes.get(code, 0) + 1
-            self.on_message(self, message)
+            self.message_received(message)
+
+    def message_received(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "turn" and "hand" in message:
+            if self.load.think:
+                asyncio.get_running_loop().call_later(self.load.think, self.move, message)
+            else:
+                self.move(message)
+        elif kind == "ok" and message.get("id", 0) >= MOVE_IDS:
+            if self.load.counting:
+                self.load.moves += 1
+                self.load.latencies.append(time.perf_counter() - self.sent_at)
+        elif kind == "welcome":
+            self.ready.set_result(None)
+        elif kind == "error":
+            self.load.errors += 1
+            code = str(message.get("code"))
+            self.load.error_codes[code] = self.load.error_codes.get(code, 0) + 1
+        self.on_message(self, message)
 
     def move(self, turn: dict[str, Any]) -> None:
         if self.leaving:
@@ -186,13 +192,18 @@ class Crowd:
             if not client.leaving:
                 client.send({"type": "start", "id": 3})
 
+    async def connect(self) -> BotClient:
+        """One bot's connection to the server (over TCP; ``bench.web`` opens WebSockets)."""
+        loop = asyncio.get_running_loop()
+        _, client = await loop.create_connection(
+            lambda: self.client(self.load, self._on_message), "127.0.0.1", self.port
+        )
+        return client
+
     async def seat(self) -> None:
         """Connect every bot, then seat them (the first matches start by themselves)."""
-        loop = asyncio.get_running_loop()
         for i in range(self.size):
-            _, client = await loop.create_connection(
-                lambda: self.client(self.load, self._on_message), "127.0.0.1", self.port
-            )
+            client = await self.connect()
             self.clients.append(client)
             self._group[client] = i // 4
         await asyncio.gather(*(c.ready for c in self.clients))

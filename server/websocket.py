@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import struct
+from functools import partial
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -29,48 +31,55 @@ BIGGEST_MESSAGE = 4
 refuses it (close code 1009); up to there, the protocol's ``frame_too_large`` says so."""
 
 
+SHORT = tuple(bytes((0x82, size)) for size in range(126))
+"""The header of a binary message of each size under 126 bytes: most of them."""
+
+
+def binary_messages(frames: list[bytes]) -> bytes:
+    """Server WebSocket binary messages (RFC 6455: final, unmasked), one for the body of
+    each TCP frame (its 4-byte length left out), in one string to write."""
+    parts: list[bytes] = []
+    add = parts.append
+    for frame in frames:
+        size = len(frame) - 4
+        if size < 126:
+            add(SHORT[size])
+        elif size < 65536:
+            add(struct.pack("!BBH", 0x82, 126, size))
+        else:
+            add(struct.pack("!BBQ", 0x82, 127, size))
+        add(frame[4:])
+    return b"".join(parts)
+
+
 class WebSocketConnection(Connection):
     """A client's connection over a WebSocket: what a browser at a table, or any
     program that would rather, plays through.
 
     Reading is a loop over the socket's messages, each handed to the session
-    whole; writing is a task of its own that sends what the session queued as
-    soon as it is woken (a WebSocket write may wait for the client to read: the
-    backlog is counted, and past the server's send limit the client is cut as a
-    slow reader is over TCP). A last word (an error, a goodbye) is sent and then
-    the WebSocket is closed, with the linger as the time the client has to answer
-    the close.
+    whole. Writing is the TCP shell's: what the session queued in a pass of the
+    loop goes out in one write to the socket, each frame as one binary message
+    (framed here, as aiohttp would, without a task or an await per message), and a
+    client that reads too slowly is cut past the server's send limit. A last word
+    (an error, a goodbye) is sent and then the WebSocket is closed by aiohttp, with
+    the linger as the time the client has to answer the close.
     """
 
     def __init__(self, server: Server, ws: web.WebSocketResponse, request: web.Request) -> None:
-        super().__init__(server, on_output=self._wake)
+        super().__init__(server, on_output=partial(server.flush_soon, self))
         self.ws = ws
         self.request = request
-        self._ready = asyncio.Event()
-        self._closing = False
-        self._backlog = 0
-        """Bytes queued and not yet handed to the WebSocket."""
-        session_send = self.session.send_bytes
-
-        def send_bytes(data: bytes) -> None:
-            session_send(data)
-            self._backlog += len(data)
-            if self._backlog > server.config.send_limit and not self.closed:
-                log.info("%s reads too slowly: cut off", self.peer)
-                self.session.lost()
-                self.cut()
-
-        self.send_bytes = send_bytes
+        self._closing: asyncio.Future[bool] | None = None
 
     async def run(self) -> None:
-        """Read and write until the client or the server closes."""
-        writer = asyncio.ensure_future(self._write())
+        """Read until the client or the server closes."""
         try:
             if self._opened((self.request.remote or "?", 0)):
                 await self._read()
         finally:
-            writer.cancel()
             self._gone()
+        if self._closing is not None:
+            await self._closing
 
     async def _read(self) -> None:
         async for message in self.ws:
@@ -95,30 +104,27 @@ class WebSocketConnection(Connection):
             self._handle(message)
         self._after()
 
-    def _wake(self) -> None:
-        self._ready.set()
-
-    async def _write(self) -> None:
-        session, ws = self.session, self.ws
-        while True:
-            await self._ready.wait()
-            self._ready.clear()
-            while session.queued:
-                out = session.data_to_send()
-                self._backlog = 0
-                for data in out:
-                    await ws.send_bytes(data[4:])  # the WebSocket frames it
-            if self._closing:
-                await ws.close(code=WSCloseCode.OK)
-                return
-
     def flush(self) -> None:
-        self._ready.set()
+        """Write what is queued, as binary messages in one write (once per pass of the loop)."""
+        session = self.session
+        out = session.queued
+        if not out:
+            return
+        session.queued = []
+        transport = self.request.transport
+        if transport is None or transport.is_closing() or self.ws.closed:
+            return
+        transport.write(binary_messages(out))
+        if transport.get_write_buffer_size() > self.server.config.send_limit:
+            log.info("%s reads too slowly: cut off", self.peer)
+            session.lost()
+            transport.abort()
 
     def _half_close(self) -> None:
+        self.flush()  # the last word goes out, then the close
         self.session.to_close = False
-        self._closing = True
-        self._ready.set()
+        if self._closing is None and not self.ws.closed:
+            self._closing = asyncio.ensure_future(self.ws.close(code=WSCloseCode.OK))
 
     def cut(self) -> None:
         self.session.to_cut = False
@@ -146,8 +152,11 @@ async def play_socket(server: Server, request: web.Request) -> web.StreamRespons
         )
         raise web.HTTPForbidden(text="this server plays only with its own pages")
     config = server.config
-    ws = web.WebSocketResponse(
-        heartbeat=30, timeout=config.linger, max_msg_size=config.max_frame * BIGGEST_MESSAGE
+    ws = web.WebSocketResponse(  # no compression: frames are small, and written as they are
+        heartbeat=30,
+        timeout=config.linger,
+        max_msg_size=config.max_frame * BIGGEST_MESSAGE,
+        compress=False,
     )
     await ws.prepare(request)
     await WebSocketConnection(server, ws, request).run()

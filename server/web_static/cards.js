@@ -40,6 +40,19 @@ function moveLine(move) {
   return line;
 }
 
+// One redraw for every message that came within a few hundredths of a second: a table
+// of bots that move without pause sends hundreds a second, and a redraw for each would
+// keep the page from answering its player. (A timer, not an animation frame: those
+// stop in a page the browser does not show, and the page must still be up to date.)
+function coalesced(draw) {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => { pending = false; draw(); }, 25);
+  };
+}
+
 function cardBack() {
   return el("span", "card back");
 }

@@ -39,6 +39,7 @@ class Seat {
     this.tries = 0;
     this.leaving = false;
     this.kept = {};           // what is being typed in the text fields, by field
+    this.drawSoon = coalesced(() => this.draw());
   }
 
   // -- the connection ------------------------------------------------------------------
@@ -83,7 +84,7 @@ class Seat {
     const handler = this["on_" + m.type];
     if (handler) handler.call(this, m);
     else if (m.type in EVENT_TYPES) this.event(m);
-    this.draw();
+    this.drawSoon();
   }
 
   on_welcome(m) {
@@ -207,7 +208,7 @@ class Seat {
     const asked = this.pending;
     if (!asked || !text.trim()) return;
     const word = text.trim().toLowerCase();
-    if (word === "hint") { this.kept.move = ""; return this.hint(); }
+    if (word === "hint") { this.clearKept("move"); return this.hint(); }
     if (word === "help" || word === "?") {
       this.said = _("Type the cards to put down, then deck or an open card: 7H 7D deck, KS take 8S, or declare.");
       this.refused = false; this.draw(); return;
@@ -221,41 +222,66 @@ class Seat {
     if (!reply.ok) { this.said = await reply.text(); this.refused = true; this.draw(); return; }
     const move = await reply.json();
     if (move.problem) { this.said = move.problem; this.refused = true; this.draw(); return; }
-    this.kept.move = "";
+    this.clearKept("move");
     this.send(move);
   }
 
   // -- drawing -----------------------------------------------------------------------------
 
+  /** The page again, from what this player knows. Messages come at any time, so
+   * what the player is doing lives through it: every field marked ``data-keep`` keeps
+   * its words, choice or tick, an open ``details`` stays open, and the focus and caret
+   * stay where they were. */
   draw() {
-    const focused = document.activeElement, kept = focused && focused.dataset ? focused.dataset.keep : null;
-    const caret = kept ? focused.selectionStart : null;
+    const focused = document.activeElement;
+    const active = focused && focused.dataset ? focused.dataset.keep : null;
+    const caret = active && focused.selectionStart !== undefined ? focused.selectionStart : null;
+    for (const field of this.into.querySelectorAll("[data-keep]")) {
+      const key = field.dataset.keep;
+      if (field.type === "checkbox") this.kept[key] = field.checked;
+      else if (field.tagName === "DETAILS") this.kept[key] = field.open;
+      else this.kept[key] = field.value;
+    }
     this.into.replaceChildren();
     if (this.said) add(this.into, el("p", "notice" + (this.refused ? " refused" : ""), this.said));
     if (!this.table) this.drawLobby(); else this.drawTable();
-    const again = kept ? this.into.querySelector(`[data-keep="${kept}"]`) : null;
-    if (again) { again.focus(); again.setSelectionRange(caret, caret); }  // typing goes on through a redraw
+    for (const field of this.into.querySelectorAll("[data-keep]")) {
+      const value = this.kept[field.dataset.keep];
+      if (value === undefined) continue;
+      if (field.type === "checkbox") field.checked = value;
+      else if (field.tagName === "DETAILS") field.open = value;
+      else field.value = value;
+    }
+    const again = active ? this.into.querySelector(`[data-keep="${active}"]`) : null;
+    if (again) {
+      again.focus();
+      if (caret !== null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+    }
+  }
+
+  clearKept(key) {
+    this.kept[key] = "";
+    const field = this.into.querySelector(`[data-keep="${key}"]`);
+    if (field) field.value = "";
   }
 
   /** A text field whose words and focus live through the redraws each message brings. */
   keptInput(key, label) {
     const input = el("input");
     input.dataset.keep = key;
-    input.value = this.kept[key] || "";
     input.setAttribute("aria-label", label);
-    input.oninput = () => { this.kept[key] = input.value; };
     return input;
   }
 
   drawLobby() {
     add(this.into, el("h1", null, _("Play")));
     const form = el("form", "create");
-    const name = el("input"); name.name = "name"; name.placeholder = _("Table name"); name.setAttribute("aria-label", _("Table name"));
-    const seats = el("select"); seats.name = "seats"; seats.setAttribute("aria-label", _("Seats"));
+    const name = el("input"); name.name = "name"; name.dataset.keep = "table-name"; name.placeholder = _("Table name"); name.setAttribute("aria-label", _("Table name"));
+    const seats = el("select"); seats.name = "seats"; seats.dataset.keep = "seats"; seats.setAttribute("aria-label", _("Seats"));
     for (let n = 2; n <= 8; n++) { const o = el("option", null, _f("{n} seats", { n })); o.value = n; if (n === 4) o.selected = true; seats.appendChild(o); }
-    const threshold = el("input"); threshold.type = "number"; threshold.min = 1; threshold.value = 100; threshold.name = "threshold";
+    const threshold = el("input"); threshold.type = "number"; threshold.min = 1; threshold.value = 100; threshold.name = "threshold"; threshold.dataset.keep = "threshold";
     threshold.setAttribute("aria-label", _("Out above this score"));
-    const password = el("input"); password.type = "password"; password.name = "password"; password.placeholder = _("Password (optional)");
+    const password = el("input"); password.type = "password"; password.name = "password"; password.dataset.keep = "table-password"; password.placeholder = _("Password (optional)");
     password.setAttribute("aria-label", _("Password"));
     const create = el("button", "create-table", _("Create a table"));
     const house = houseRules();
@@ -284,6 +310,7 @@ class Seat {
         (t.playing ? " \u00b7 " + _("playing") : "")));
     row.dataset.table = t.id;
     const password = el("input");
+    password.dataset.keep = "join-password-" + t.id;
     if (t.locked) { password.type = "password"; password.placeholder = _("Password"); password.setAttribute("aria-label", _("Password")); row.appendChild(password); }
     const join = (watch) => () => {
       const message = { type: "join", table: t.id, watch };
@@ -300,7 +327,7 @@ class Seat {
     add(this.into, el("h1", null, t.name));
     const controls = el("div", "controls");
     if (!t.playing) {
-      const level = el("select"); level.setAttribute("aria-label", _("Bot level"));
+      const level = el("select"); level.setAttribute("aria-label", _("Bot level")); level.dataset.keep = "bot-level";
       for (const l of LEVELS) { const o = el("option", null, l); o.value = l; level.appendChild(o); }
       const addBot = el("button", "add-bot", _("Add a bot")); addBot.onclick = () => this.send({ type: "add_bot", level: level.value });
       const start = el("button", "start", _("Start")); start.onclick = () => this.send({ type: "start" });
@@ -377,7 +404,7 @@ class Seat {
     form.onsubmit = (e) => {
       e.preventDefault();
       if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() });
-      this.kept.chat = "";
+      text.value = "";
     };
     add(this.into, add(box, lines, add(form, text, el("button", null, _("Say")))));
   }
@@ -397,10 +424,12 @@ const HOUSE_RULES = [
 
 function houseRules() {
   const box = add(el("details", "house-rules"), el("summary", null, _("House rules")));
+  box.dataset.keep = "house-rules";
   const fields = {};
   for (const [key, kind, label] of HOUSE_RULES) {
     const input = el("input");
     input.name = key;
+    input.dataset.keep = "rule-" + key;
     if (kind === "check") input.type = "checkbox";
     else { input.type = "number"; input.min = 0; input.placeholder = String(kind); }
     fields[key] = [input, kind];

@@ -107,6 +107,8 @@ function timeLeft(board) {
   return (left / 1000).toFixed(0) + " s";
 }
 
+const LOG_LINES = 300;  // the match's last lines: a long match's log stays light to draw
+
 function drawBoard(board, into, live) {
   const root = el("div", "board");
   root.id = "board";
@@ -140,7 +142,9 @@ function drawBoard(board, into, live) {
   if (board.standings) into.appendChild(drawStandings(board));
   const moves = el("ol", "moves");
   moves.id = "moves";
-  for (const move of board.moves) moves.appendChild(moveLine(move));
+  const shown = board.moves.slice(-LOG_LINES);
+  moves.start = board.moves.length - shown.length + 1;
+  for (const move of shown) moves.appendChild(moveLine(move));
   into.appendChild(moves);
   moves.scrollTop = moves.scrollHeight;
 }
@@ -207,13 +211,14 @@ function showTable(id) {
   add(main, title, body);
   let board = newBoard();
   const redraw = () => { body.replaceChildren(); drawBoard(board, body, true); };
+  const redrawSoon = coalesced(redraw);
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/table/" + encodeURIComponent(id));
   socket.onmessage = (message) => {
     const item = JSON.parse(message.data);
     if (item.state) { board = fromState(item.state); title.textContent = item.state.table.name; }
     else if (item.turn) applyTurn(board, item.turn);
     else if (item.event) apply(board, item.event);
-    redraw();
+    redrawSoon();
     document.body.dataset.frames = String(Number(document.body.dataset.frames || 0) + 1);
   };
   socket.onclose = () => add(main, el("p", "error", _("The table has closed or the server went away.")));

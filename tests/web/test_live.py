@@ -140,8 +140,11 @@ async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
         moves = server.lobby.tables[table].match
         assert moves is not None
         played = sum(1 for e in moves.log if isinstance(e, Played))
-        await page.wait_for_function(
-            f"document.querySelectorAll('#moves li').length >= {played}", timeout=60_000
+        await page.wait_for_function(  # the log's last line number (it shows the last 300)
+            "played => { const log = document.querySelector('#moves');"
+            " return log && log.start + log.children.length - 1 >= played; }",
+            arg=played,
+            timeout=60_000,
         )
         declared = [e for e in moves.log if isinstance(e, Declared)]
         if declared:  # the reveal is on the live page, and stays while the next round is played

@@ -91,7 +91,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     page.on("pageerror", lambda e: errors.append(str(e)))
     await sit_down(page, view.address, "Ann")
     await page.get_by_label("Seats").select_option("4")
-    await page.get_by_label("Out above this score").fill("30")
+    await page.get_by_label("Out above this score").fill("60")
     await page.get_by_role("button", name="Create a table").click()
     await page.get_by_label("Bot level").select_option("greedy")
     for seated in (2, 3):
@@ -272,3 +272,24 @@ async def test_the_moves_and_the_refusals_are_told_in_the_page_s_language(
     lines = await page.locator("#moves li").evaluate_all("e => e.map(li => li.dataset.text)")
     assert lines and not any("discarded" in line for line in lines), lines
     await context.close()
+
+
+async def test_what_is_being_filled_in_lives_through_the_messages_that_redraw_the_page(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    """The page is drawn again at each message: a table form half filled in, its house
+    rules open and ticked, keeps all of it when the table list comes in."""
+    _, view = served
+    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    await sit_down(page, view.address, "Uma")
+    await page.get_by_label("Table name").fill("Half done")
+    await page.get_by_label("Seats").select_option("3")
+    await page.get_by_text("House rules").click()
+    await page.get_by_label("Runs must be of one suit").check()
+    drawn = await page.evaluate("document.querySelector('#play h1') !== null")
+    await page.evaluate("document.querySelector('#play h1').dataset.old = 'yes'")
+    await page.get_by_role("button", name="Refresh").click()  # the list comes: a redraw
+    await page.wait_for_function("!document.querySelector('#play h1').dataset.old")
+    assert drawn and await page.get_by_label("Table name").input_value() == "Half done"
+    assert await page.get_by_label("Seats").input_value() == "3"
+    assert await page.get_by_label("Runs must be of one suit").is_checked()
