@@ -80,6 +80,16 @@ async def my_move(page: Any, typed: bool = False) -> bool:
     return True
 
 
+async def touch_targets_are_big_enough(page: Any) -> None:
+    """Every button, card, field and choice on the page is at least 44 px each way."""
+    small = await page.eval_on_selector_all(
+        "#play button, #play input:not([type=checkbox]), #play select",
+        "e => e.map(b => [b.className || b.tagName, b.getBoundingClientRect()])"
+        ".filter(([_, r]) => r.width > 0 && (r.width < 44 || r.height < 44))",
+    )
+    assert not small, small
+
+
 async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_the_seat(
     served: tuple[Server, WebView], browser: Any
 ) -> None:
@@ -113,6 +123,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
         moves += 1
         if moves % 5 == 0:
             await no_sideways_scroll(page)
+            await touch_targets_are_big_enough(page)
     assert moves > 3 and not errors, errors
 
     (table,) = server.lobby.tables.values()
