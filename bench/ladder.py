@@ -34,8 +34,7 @@ import click
 from leastscore.bots import Bot, make_bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Rules, View
-from leastscore.seats.core import Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.loop import loop_factory
 from leastscore.tournament.deals import DuplicateDeck
 from leastscore.tournament.stats import wilson
@@ -93,11 +92,7 @@ async def play_match(
         TimedSeat(make_bot(level, seed * 16 + i), level, times.setdefault(level, array("q")))
         for i, level in enumerate(levels)
     ]
-    driver = MatchDriver(
-        match, seats, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
-    )
-    await driver.run()
-    faults = sum(f.total for f in driver.faults)
+    faults = sum(f.total for f in await play_to_the_end(match, seats))
     if faults:
         raise RuntimeError(f"{faults} faults in a match of {', '.join(levels)} (seed {seed})")
     return match

@@ -57,8 +57,8 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Played, Rules
 from leastscore.protocol import FrameReader, encode, frame
 from leastscore.protocol.convert import program_welcome
-from leastscore.seats.core import Faults, Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.core import Faults
+from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.sandbox import Containment, Usage, spawn
@@ -241,16 +241,10 @@ async def _play(first: Seat, matches: int) -> tuple[float, int, int]:
     moves = mine = 0
     for seed in range(matches):
         match = Match(["program", "greedy"], Rules(threshold=100), seed=seed)
-        driver = MatchDriver(
-            match,
-            [first, BotSeat(GreedyBot())],
-            time_limit=lambda seat: 5.0,
-            policy=Policy(retry_illegal=False),
-        )
         started = time.perf_counter()
-        await driver.run()
+        faults = await play_to_the_end(match, [first, BotSeat(GreedyBot())], time_limit=5.0)
         seconds += time.perf_counter() - started
-        assert all(f.total == 0 for f in driver.faults)
+        assert all(f.total == 0 for f in faults)
         played = [e for e in match.log if type(e) is Played]
         moves += len(played)
         mine += sum(1 for e in played if e.seat == 0)

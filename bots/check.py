@@ -26,7 +26,7 @@ from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, Vi
 from leastscore.game.narrate import ordinal
 from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.folders import place
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment, Limits, Mode
@@ -278,21 +278,18 @@ async def _play_matches(
         seats.insert(seat, timed)
         names = seat_names(opponents, seat, me)
         match = Match(names, Rules(threshold=settings.threshold), seed=seed)
-        driver = MatchDriver(
-            match,
-            seats,
-            time_limit=lambda _seat: settings.move_time,
-            policy=Policy(retry_illegal=False, max_faults=settings.max_faults),
-        )
+        policy = Policy(retry_illegal=False, max_faults=settings.max_faults)
         problems_before = len(program.problems)
         moves_before = timed.moves
         try:
-            await driver.run()
+            faults = await play_to_the_end(
+                match, seats, time_limit=settings.move_time, policy=policy
+            )
         except Exception as e:  # a driver error is the check's own failure: say it
             report.problems.append(f"match {number} could not be played: {e!r}")
             line(f"FAIL  match {number}: could not be played ({e!r})")
             return
-        result.faults = driver.faults[seat]
+        result.faults = faults[seat]
         result.moves = timed.moves - moves_before
         result.problems = program.problems[problems_before:]
         result.forfeited = any(isinstance(e, Resigned) and e.seat == seat for e in match.log)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from leastscore.game import Match, Rules
 from leastscore.seats.core import Faults, Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.names import unique_names
 from leastscore.seats.seat import Seat
 
@@ -55,14 +55,13 @@ async def play_match_async(
     seats: list[Seat] = [*others[:seat], BotSeat(bot), *others[seat:]]
     names = unique_names([s.name for s in seats])
     match = Match(names, Rules(threshold=threshold), seed=seed)
-    driver = MatchDriver(
+    faults = await play_to_the_end(
         match,
         seats,
-        time_limit=lambda _seat: move_time,
+        time_limit=move_time,
         policy=Policy(retry_illegal=False, max_faults=max_faults),
     )
-    await driver.run()
-    return LocalResult(match, seat, driver.faults[seat])
+    return LocalResult(match, seat, faults[seat])
 
 
 def play_match(

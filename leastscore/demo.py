@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import click
 
 from leastscore.bots.cli import level_option
@@ -36,8 +34,7 @@ def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str
     from leastscore.bots import make_bot
     from leastscore.bots.seat import BotSeat
     from leastscore.game import Match, Rules, write_log
-    from leastscore.seats.core import Policy
-    from leastscore.seats.driver import MatchDriver
+    from leastscore.seats.driver import play_to_the_end
     from leastscore.seats.names import unique_names
 
     from .replay_cmd import show_match
@@ -47,10 +44,7 @@ def demo(seats: int, level: str, threshold: int, seed: int | None, log_path: str
     names = unique_names([f"{p.name.capitalize()} bot" for p in players])
     match = Match(names, Rules(threshold=threshold), seed)
     seats_ = [BotSeat(players[i], names[i]) for i in range(seats)]
-    driver = MatchDriver(
-        match, seats_, time_limit=lambda _seat: math.inf, policy=Policy(retry_illegal=False)
-    )
-    asyncio.run(driver.run())
+    asyncio.run(play_to_the_end(match, seats_))
     show_match(match.log)
     if log_path:
         with open(log_path, "wb") as f:

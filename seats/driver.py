@@ -2,8 +2,9 @@
 through seats, and feeds the core the seats' answers and the time.
 
 Used by the server's tables, tournaments, ``leastscore demo``, ``bot check``,
-``bots.local`` and the benchmarks alike. It decides nothing about the game: every
-rule about deadlines and faults is in ``seats.core``.
+``bots.local`` and the benchmarks alike; all but the tables (which pause, resume and
+watch their match) play through ``play_to_the_end``. It decides nothing about the
+game: every rule about deadlines and faults is in ``seats.core``.
 """
 
 from __future__ import annotations
@@ -445,3 +446,27 @@ _PERFORMERS: dict[type, Callable[[MatchDriver, Any], None]] = {
 """How the driver carries out each kind of action: plain functions, not a table of
 bound methods per driver, which would make every driver a reference cycle that only
 the cyclic garbage collector frees (with its match, its log and its seats)."""
+
+
+OFFLINE = Policy(retry_illegal=False)
+"""A match played to its end at once (a demo, a check, a tournament): an illegal move
+gets the automatic move and is counted, as is a timeout or a crash."""
+
+
+async def play_to_the_end(
+    match: Match,
+    seats: Sequence[Seat],
+    *,
+    time_limit: float | Callable[[int], float] = math.inf,
+    policy: Policy = OFFLINE,
+    ready: Callable[[MatchDriver], None] | None = None,
+) -> list[Faults]:
+    """Play ``match`` to its end through ``seats`` (one per seat, in order); each seat's
+    faults. ``ready`` is handed the driver before the first move (a tournament's absent
+    seats resign through it). A table that pauses, resumes and watches its match (the
+    server's) keeps a ``MatchDriver`` of its own instead."""
+    driver = MatchDriver(match, seats, time_limit=time_limit, policy=policy)
+    if ready is not None:
+        ready(driver)
+    await driver.run()
+    return driver.faults

@@ -16,7 +16,7 @@ import time
 from leastscore.bots.view import BotView
 from leastscore.game import Match
 from leastscore.seats.core import Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.driver import MatchDriver, play_to_the_end
 
 from .config import TournamentConfig
 from .deals import DuplicateDeck
@@ -34,16 +34,16 @@ async def play(
     match.view_kind = BotView  # what an in-process bot chooses from, built once per move
     seating = await lineup.seat(fixture, match)
     move_time = config.move_time
-    driver = MatchDriver(
-        match,
-        seating.seats,
-        time_limit=float(move_time),
-        policy=Policy(retry_illegal=False, max_faults=config.max_faults, time_control=config.clock),
-    )
-    for absent in seating.absent:
-        absent.driver = driver
+    policy = Policy(retry_illegal=False, max_faults=config.max_faults, time_control=config.clock)
+
+    def ready(driver: MatchDriver) -> None:
+        for absent in seating.absent:
+            absent.driver = driver
+
     try:
-        await driver.run()
+        played = await play_to_the_end(
+            match, seating.seats, time_limit=float(move_time), policy=policy, ready=ready
+        )
     finally:
         problems = lineup.finish(seating, match)
     faults = [
@@ -52,7 +52,7 @@ async def play(
             crashes=f.crashes + before,
             failures={k: f.failures.get(k, 0) + kinds.get(k, 0) for k in {*f.failures, *kinds}},
         )
-        for f, before, kinds in zip(driver.faults, seating.crashes, seating.failures, strict=True)
+        for f, before, kinds in zip(played, seating.crashes, seating.failures, strict=True)
     ]
     if store is not None:
         store.write_log(fixture.index, match.log)

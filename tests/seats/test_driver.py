@@ -22,7 +22,7 @@ from leastscore.bots.base import Bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Match, Move, Play, Played, Resigned, Rules, View, replay
 from leastscore.seats.core import Policy
-from leastscore.seats.driver import MatchDriver
+from leastscore.seats.driver import MatchDriver, play_to_the_end
 from leastscore.seats.program import ProgramSeat
 
 from ..bots.helpers import wait_for
@@ -500,3 +500,22 @@ def test_alike_names_are_told_apart_as_a_server_table_does():
 
     names = unique_names(["Greedy bot", "Ann", "Greedy bot", "Greedy bot"])
     assert names == ["Greedy bot", "Ann", "Greedy bot (2)", "Greedy bot (3)"]
+
+
+async def test_a_match_played_to_its_end_at_once_gives_each_seat_s_faults() -> None:
+    """``play_to_the_end``: what demos, checks and tournaments play through. An illegal
+    move gets the automatic move and is counted (the offline policy), and ``ready``
+    has the driver before the first move."""
+
+    class Wrong(Bot):
+        name = "wrong"
+
+        def choose(self, view: View) -> Move:
+            return Play(view.hand[:1], take=view.hand[0])  # takes a card it holds: illegal
+
+    match = Match(["a", "b"], Rules(threshold=20), seed=3)
+    handed: list[MatchDriver] = []
+    faults = await play_to_the_end(match, bots(GreedyBot(), Wrong()), ready=handed.append)
+    assert match.over and len(handed) == 1 and handed[0].match is match
+    assert faults[0].total == 0 and faults[1].illegal > 0
+    assert replay(match.log) == list(match.log)  # a whole, valid log
