@@ -15,6 +15,7 @@ from click.core import ParameterSource
 from leastscore.seats.sandbox import MODES
 
 from .config import TournamentConfig
+from .ready import NotReady
 
 if TYPE_CHECKING:
     from .store import Store
@@ -238,50 +239,90 @@ def tournament(
     Every group of SEATS entrants plays every deal in every seat rotation, with
     the same cards at every table of a deal. See TOURNAMENTS.md.
     """
-    import msgspec
-
     if schema:
-        from .report import json_schema
-
-        click.echo(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2))
-        return
-
-    from .store import Store
+        return print_schema()
 
     file_settings: dict[str, Any] = {}
+    store: Store | None
     if resume is not None:
         store, config = _resumed(ctx, resume, out)
         if listen is not None:
             config = msgspec.structs.replace(config, listen=listen)
     else:
-        flags = {
-            "seats": seats,
-            "threshold": threshold,
-            "deals": deals,
-            "seed": seed,
-            "gauntlet": gauntlet,
-            "move_time": move_time,
-            "time_control": time_control,
-            "startup_time": startup_time,
-            "max_faults": max_faults,
-            "listen": listen,
-            "sprt": sprt,
-            "stage": list(stage) or None,
-            "sandbox": sandbox,
-            "limit": list(limit) or None,
-            "unready": unready,
-        }
-        try:
-            config, file_settings = _defined(config_file, bots, rule, flags, out)
-        except ValueError as e:
-            raise click.ClickException(str(e)) from None
-        out = out or file_settings.get("out")
-        store = None
-        if out is not None:
-            try:
-                store = Store.create(out, config)
-            except ValueError as e:
-                raise click.ClickException(str(e)) from None
+        flags = {name: ctx.params[name] for name in SETTINGS}
+        flags.update(stage=list(stage) or None, limit=list(limit) or None)
+        store, config, file_settings = _fresh(config_file, bots, rule, flags, out)
+    run = _how_to_run(file_settings, workers, affinity, cluster, output)
+    web_at = None if web is None else _web_address(web, config)
+    try:
+        code = run_tournament(config, store, **run, quiet=quiet, web=web_at)
+    except NotReady as e:
+        # Nothing was played: a fresh folder goes, so that the same command runs once fixed.
+        if store is not None and resume is None:
+            store.undo()
+        raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
+    ctx.exit(code)
+
+
+SETTINGS = (
+    "seats",
+    "threshold",
+    "deals",
+    "seed",
+    "gauntlet",
+    "move_time",
+    "time_control",
+    "startup_time",
+    "max_faults",
+    "listen",
+    "sprt",
+    "stage",
+    "sandbox",
+    "limit",
+    "unready",
+)
+"""The flags that are settings of the tournament (the same names as in its TOML file)."""
+
+
+def print_schema() -> None:
+    """``--schema``: the JSON Schema of the JSON standings."""
+    from .report import json_schema
+
+    click.echo(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2))
+
+
+def _fresh(
+    config_file: tuple[str, ...],
+    bots: tuple[str, ...],
+    rule: tuple[str, ...],
+    flags: dict[str, Any],
+    out: str | None,
+) -> tuple[Store | None, TournamentConfig, dict[str, Any]]:
+    """A new tournament from its files and flags: its folder (when it has one, made
+    here), its config, and the file's settings of how to run it."""
+    from .store import Store
+
+    try:
+        config, file_settings = _defined(config_file, bots, rule, flags, out)
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+    out = out or file_settings.get("out")
+    if out is None:
+        return None, config, file_settings
+    try:
+        return Store.create(out, config), config, file_settings
+    except ValueError as e:
+        raise click.ClickException(str(e)) from None
+
+
+def _how_to_run(
+    file_settings: dict[str, Any],
+    workers: int | None,
+    affinity: bool | None,
+    cluster: str | None,
+    output: str | None,
+) -> dict[str, Any]:
+    """How to run it (workers, affinity, cluster, output): the flags, else the file's."""
     workers = workers or file_settings.get("workers") or os.cpu_count() or 1
     if affinity is None:
         affinity = file_settings.get("affinity", True)
@@ -293,39 +334,24 @@ def tournament(
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
-    web_at = None
-    if web is not None:
-        from leastscore.server.web_address import parse_web
+    return {"workers": workers, "affinity": affinity, "cluster": cluster, "output": output}
 
-        try:
-            web_at = parse_web(web, config.listen.rpartition(":")[0])
-        except ValueError as e:
-            raise click.BadParameter(str(e), param_hint="--web") from None
-        try:
-            import aiohttp  # noqa: F401
-        except ImportError:
-            raise click.ClickException(
-                "the web view needs aiohttp: pip install leastscore[web]"
-            ) from None
-    from .ready import NotReady
+
+def _web_address(web: str, config: TournamentConfig) -> tuple[str, int]:
+    """Where ``--web`` serves the live page (the host of ``listen`` when it names none)."""
+    from leastscore.server.web_address import parse_web
 
     try:
-        code = run_tournament(
-            config,
-            store,
-            workers=workers,
-            affinity=affinity,
-            cluster=cluster,
-            output=output,
-            quiet=quiet,
-            web=web_at,
-        )
-    except NotReady as e:
-        # Nothing was played: a fresh folder goes, so that the same command runs once fixed.
-        if store is not None and resume is None:
-            store.undo()
-        raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
-    ctx.exit(code)
+        web_at = parse_web(web, config.listen.rpartition(":")[0])
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--web") from None
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        raise click.ClickException(
+            "the web view needs aiohttp: pip install leastscore[web]"
+        ) from None
+    return web_at
 
 
 def _resumed(ctx: click.Context, resume: str, out: str | None) -> tuple[Store, TournamentConfig]:
