@@ -18,6 +18,7 @@ workers played it.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +34,7 @@ from .stats import EntrantStanding, Tally
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from .live import LiveRun
     from .store import Store
 
 
@@ -90,68 +92,102 @@ def run_contest(
     cluster: str | None = None,
 ) -> int:
     """Play every stage in turn (what is stored counts as played); the exit code."""
+    from .live import play_live
+
+    runs: list[LiveRun] = []
+
+    def play(part: TournamentConfig, part_store: Store | None, title: str) -> LiveRun:
+        runs.append(
+            play_live(
+                part,
+                part_store,
+                workers=workers,
+                affinity=affinity,
+                cluster=cluster,
+                quiet=quiet,
+                err=err,
+                title=title,
+                keep_results=True,
+            )
+        )
+        return runs[-1]
+
+    entrants = list(config.names)
+    outcomes: list[StageOutcome] = []
+    for index in range(len(config.stages)):
+        outcome = _play_stage(config, index, entrants, store, play, err)
+        if outcome is None:
+            where = "" if store is None else f"; continue with: --resume {store.path}"
+            err.print(f"the contest was stopped{where}")
+            return 130
+        outcomes.append(outcome)
+        entrants = outcome.kept
+    _report_contest(config, outcomes, store, output)
+    played, seconds = sum(r.played for r in runs), sum(r.elapsed for r in runs)
+    rate = f", {played / seconds:.1f} matches/s" if played and seconds else ""
+    err.print(f"{played} matches in {seconds:.1f} s{rate}", highlight=False)
+    if store is not None:
+        err.print(f"results, logs and reports in {store.path}")
+    return 0
+
+
+def _play_stage(
+    config: TournamentConfig,
+    index: int,
+    entrants: list[str],
+    store: Store | None,
+    play: Callable[[TournamentConfig, Store | None, str], LiveRun],
+    err: Console,
+) -> StageOutcome | None:
+    """Play stage ``index`` (each round of a Swiss stage in turn) between ``entrants``
+    and cut it; None when it was interrupted."""
+    from .ready import NotReady
+
+    stage, number = config.stages[index], index + 1
+    err.print(
+        f"stage {number} of {len(config.stages)}: {stage.kind.replace('_', '-')}, "
+        f"{len(entrants)} entrants",
+        highlight=False,
+    )
+    runs = stage.rounds if stage.kind == "swiss" else 1
+    book = StageTally(entrants)
+    tally = book.tally()
+    order = list(entrants)
+    if stage.kind == "swiss" and index == 0:  # by lot, not in the order they were listed
+        random.Random(derive(config.seed, "swiss", index)).shuffle(order)
+    for round_number in range(runs):
+        groups = swiss_tables(order, stage.seats or config.seats) if stage.kind == "swiss" else None
+        part = config.stage_config(index, entrants, groups, round_number)
+        part_store = _sub_store(store, number, round_number + 1 if runs > 1 else None, part)
+        title = f"stage {number}" + (f" round {round_number + 1}" if runs > 1 else "")
+        try:
+            played = play(part, part_store, title)
+        except NotReady as e:
+            if number > 1 or round_number > 0:
+                e.when = f"the first match of {title}"
+            raise
+        if played.interrupted:
+            return None
+        book.add_round(part.schedule(), played.results)
+        tally = book.tally()
+        order = [s.bot for s in tally.standings()]
+    kept, why = cut(stage, tally) if number < len(config.stages) else (order, {})
+    for bot, reason in why.items():
+        err.print(f"  cut: {bot}: {reason}", highlight=False)
+    return StageOutcome(number, stage, list(entrants), tally, kept, why)
+
+
+def _report_contest(
+    config: TournamentConfig, outcomes: list[StageOutcome], store: Store | None, output: str
+) -> None:
+    """The standings of the last stage with a line for each stage: written to the
+    contest's folder, and printed as ``output`` says."""
     import sys
 
     from rich.console import Console
 
     from . import report
-    from .live import play_live
-    from .ready import NotReady
 
-    entrants = list(config.names)
-    outcomes: list[StageOutcome] = []
-    total_played, total_time = 0, 0.0
-    for index, stage in enumerate(config.stages):
-        number = index + 1
-        err.print(
-            f"stage {number} of {len(config.stages)}: {stage.kind.replace('_', '-')}, "
-            f"{len(entrants)} entrants",
-            highlight=False,
-        )
-        runs = stage.rounds if stage.kind == "swiss" else 1
-        book = StageTally(entrants)
-        tally = book.tally()
-        order = list(entrants)
-        if stage.kind == "swiss" and index == 0:  # by lot, not in the order they were listed
-            random.Random(derive(config.seed, "swiss", index)).shuffle(order)
-        for round_number in range(runs):
-            groups = None
-            if stage.kind == "swiss":
-                seats = stage.seats or config.seats
-                groups = swiss_tables(order, seats)
-            part = config.stage_config(index, entrants, groups, round_number)
-            part_store = _sub_store(store, number, round_number + 1 if runs > 1 else None, part)
-            title = f"stage {number}" + (f" round {round_number + 1}" if runs > 1 else "")
-            try:
-                played = play_live(
-                    part,
-                    part_store,
-                    workers=workers,
-                    affinity=affinity,
-                    cluster=cluster,
-                    quiet=quiet,
-                    err=err,
-                    title=title,
-                    keep_results=True,
-                )
-            except NotReady as e:
-                if number > 1 or round_number > 0:
-                    e.when = f"the first match of {title}"
-                raise
-            total_played += played.played
-            total_time += played.elapsed
-            if played.interrupted:
-                where = "" if store is None else f"; continue with: --resume {store.path}"
-                err.print(f"the contest was stopped{where}")
-                return 130
-            book.add_round(part.schedule(), played.results)
-            tally = book.tally()
-            order = [s.bot for s in tally.standings()]
-        kept, why = cut(stage, tally) if number < len(config.stages) else (order, {})
-        outcomes.append(StageOutcome(number, stage, list(entrants), tally, kept, why))
-        for bot, reason in why.items():
-            err.print(f"  cut: {bot}: {reason}", highlight=False)
-        entrants = kept
     last = outcomes[-1]
     # what the table shows: the last stage's format, the contest's seed
     final = config.stage_config(len(outcomes) - 1, last.entrants)
@@ -173,11 +209,6 @@ def run_contest(
         for o in outcomes:
             console.print(report.stage_line(stage_report(o)), soft_wrap=True)
         console.print(report.rich_table(final, last.tally, console.width))
-    rate = f", {total_played / total_time:.1f} matches/s" if total_played and total_time else ""
-    err.print(f"{total_played} matches in {total_time:.1f} s{rate}", highlight=False)
-    if store is not None:
-        err.print(f"results, logs and reports in {store.path}")
-    return 0
 
 
 ROUND = 10**8
