@@ -53,88 +53,121 @@ async def play_over_tcp(
 ) -> int:
     """Play ``matches`` matches at a table (None: until the host says bye); the exit
     status (0: every match played, no faults)."""
-    name = (name or bot.name)[:32]
+    link = ServerLink(host, port, (name or bot.name)[:32], bot=True, client=CLIENT)
+    stay = BotAtTable(bot, link, matches)
+    if not await stay.sit(where):
+        return 1
+    try:
+        await stay.play(resume_for)
+    except BotFailed as e:  # pragma: no cover - "continue" never raises
+        stay.say(str(e))
+        return 1
+    finally:
+        await stay.leave()
+    return stay.outcome()
 
-    def say(text: str) -> None:
-        print(f"[{name}] {text}", file=sys.stderr, flush=True)
 
-    conn = ServerLink(host, port, name, bot=True, client=CLIENT)
+class BotAtTable:
+    """One bot's stay at a server's table: its link, the runner that answers for it,
+    and whether it is between connections. Why a class: the link's callbacks, the
+    loop that resumes a lost connection and the runner share that state (nothing may
+    go out on a new connection before its hello, and a snapshot that comes with the
+    welcome must be answered at once)."""
 
-    resuming = False
+    def __init__(self, bot: Bot, link: ServerLink, matches: int | None) -> None:
+        self.link = link
+        self.resuming = False
+        self.runner = BotRunner(
+            bot, self.send, say=self.say, on_error="continue", first_id=MOVE_IDS, matches=matches
+        )
+        link.on_message = self.receive
+        self.starting: set[asyncio.Task[None]] = set()
 
-    def send(message: Message) -> bool:
-        if resuming:  # nothing may go out before the new connection's hello
+    def say(self, text: str) -> None:
+        print(f"[{self.link.name}] {text}", file=sys.stderr, flush=True)
+
+    def send(self, message: Message) -> bool:
+        if self.resuming:  # nothing may go out before the new connection's hello
             return False
         try:
-            conn.send(message)
+            self.link.send(message)
         except ConnectionClosed:
             return False
         return True
 
-    runner = BotRunner(bot, send, say=say, on_error="continue", first_id=MOVE_IDS, matches=matches)
-
-    def receive(message: msgspec.Struct) -> None:
-        nonlocal resuming
+    def receive(self, message: msgspec.Struct) -> None:
         # Only the welcome (a reply, not delivered here) comes before this on a new
         # connection, and a snapshot may come in the same read: the runner answers it
         # before the reconnect has returned, and that answer must go out.
-        resuming = False
-        runner.feed(message)
+        self.resuming = False
+        self.runner.feed(message)
 
-    conn.on_message = receive
-    if where.token:
-        conn.tracker.token = where.token
-    try:
-        welcome = await conn.connect(resume=bool(where.token))
-        say(f"connected to {host}:{port} ({welcome.server}, protocol {welcome.protocol})")
-        await _sit(conn, where, say)
-    except (OSError, TimeoutError, ServerError, ConnectionClosed) as e:
-        say(f"cannot play at {host}:{port}: {e or type(e).__name__}")
-        await conn.close()
-        return 1
-    starting: set[asyncio.Task[None]] = set()
-    if where.create:
+    async def sit(self, where: TableChoice) -> bool:
+        """Connect and take the seat ``where`` says; False (said why) when it cannot."""
+        link = self.link
+        if where.token:
+            link.tracker.token = where.token
+        try:
+            welcome = await link.connect(resume=bool(where.token))
+            self.say(
+                f"connected to {link.host}:{link.port} ({welcome.server}, "
+                f"protocol {welcome.protocol})"
+            )
+            await _sit(link, where, self.say)
+        except (OSError, TimeoutError, ServerError, ConnectionClosed) as e:
+            self.say(f"cannot play at {link.host}:{link.port}: {e or type(e).__name__}")
+            await link.close()
+            return False
+        if where.create:  # the creator starts each next match
+            self.runner.on_match_end = self._next_match
+        return True
 
-        def next_match(end: object) -> None:
-            if matches is None or runner.matches_ended < matches:
-                task = asyncio.ensure_future(_start(conn, say))
-                starting.add(task)
-                task.add_done_callback(starting.discard)
+    def _next_match(self, end: object) -> None:
+        matches = self.runner.matches
+        if matches is None or self.runner.matches_ended < matches:
+            task = asyncio.ensure_future(_start(self.link, self.say))
+            self.starting.add(task)
+            task.add_done_callback(self.starting.discard)
 
-        runner.on_match_end = next_match
-    playing = asyncio.ensure_future(runner.run())
-    try:
-        while not playing.done():
-            closed = asyncio.ensure_future(conn.closed.wait())
-            await asyncio.wait({playing, closed}, return_when=asyncio.FIRST_COMPLETED)
-            closed.cancel()
-            if playing.done() or not conn.closed.is_set():
-                continue
-            if runner.host_left:
-                break  # the server said bye and closed: the runner finishes on its own
-            say(f"connection lost ({conn.close_reason or 'closed'}): resuming")
-            resuming = True
-            resumed = await _resume(conn, runner, resume_for, say)
-            resuming = False
-            if not resumed:
-                runner.stop("the connection was lost")
-        await playing
-    except BotFailed as e:  # pragma: no cover - "continue" never raises
-        say(str(e))
-        return 1
-    finally:
-        playing.cancel()
-        if not conn.closed.is_set():
+    async def play(self, resume_for: float) -> None:
+        """Play until the runner is done, taking the seat back when the link drops."""
+        link, runner = self.link, self.runner
+        playing = asyncio.ensure_future(runner.run())
+        try:
+            while not playing.done():
+                closed = asyncio.ensure_future(link.closed.wait())
+                await asyncio.wait({playing, closed}, return_when=asyncio.FIRST_COMPLETED)
+                closed.cancel()
+                if playing.done() or not link.closed.is_set():
+                    continue
+                if runner.host_left:
+                    break  # the server said bye and closed: the runner finishes on its own
+                self.say(f"connection lost ({link.close_reason or 'closed'}): resuming")
+                self.resuming = True
+                resumed = await _resume(link, runner, resume_for, self.say)
+                self.resuming = False
+                if not resumed:
+                    runner.stop("the connection was lost")
+            await playing
+        finally:
+            playing.cancel()
+
+    async def leave(self) -> None:
+        if not self.link.closed.is_set():
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.request(Leave()), 2.0)
-        await conn.close()
-    say(
-        f"{runner.matches_ended} match(es) played; {runner.moves} moves, "
-        f"{runner.refused} refused, {runner.late} too late, {runner.errors} errors"
-    )
-    if matches is not None and runner.matches_ended < matches:
-        return 1
-    return 1 if runner.refused or runner.late or runner.errors else 0
+                await asyncio.wait_for(self.link.request(Leave()), 2.0)
+        await self.link.close()
+
+    def outcome(self) -> int:
+        """Said, and the exit status: 0 when every match was played with no fault."""
+        runner = self.runner
+        self.say(
+            f"{runner.matches_ended} match(es) played; {runner.moves} moves, "
+            f"{runner.refused} refused, {runner.late} too late, {runner.errors} errors"
+        )
+        if runner.matches is not None and runner.matches_ended < runner.matches:
+            return 1
+        return 1 if runner.refused or runner.late or runner.errors else 0
 
 
 async def _sit(conn: ServerLink, where: TableChoice, say: Say) -> None:
