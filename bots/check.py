@@ -333,9 +333,22 @@ def _times(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+class Noted:
+    """The problems the host noted about the program, each told once: ``take`` hands
+    over (and strikes off) those a test picks, with how many times each came."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.counts = Counter(problems)
+
+    def take(self, pick: Callable[[str], bool]) -> str:
+        found = [(p, n) for p, n in self.counts.items() if pick(p)]
+        for p, _ in found:
+            del self.counts[p]
+        return "".join(f"\n{p}" + (f" ({n} times)" if n > 1 else "") for p, n in found)
+
+
 def _explain(report: CheckReport, stderr_tail: str) -> None:
     """Turn faults, the program's problems and move times into plain words."""
-    s = report.settings
     total = Faults()
     problems: list[str] = []
     for m in report.matches:
@@ -343,78 +356,88 @@ def _explain(report: CheckReport, stderr_tail: str) -> None:
         total.illegal += m.faults.illegal
         total.crashes += m.faults.crashes
         problems += m.problems
-    counts = Counter(problems)
+    noted = Noted(problems)
+    wrong, bad_cards = _wrong_moves(total, noted)
+    report.problems += wrong
+    report.problems += _broken_program(total, noted, stderr_tail, bad_cards)
+    report.problems += _slow_or_late(report, total, noted)
+    rest = noted.take(lambda p: True)
+    if rest:
+        report.problems.append("the host also noted:" + rest)
 
-    def examples(pick: Callable[[str], bool]) -> str:
-        found = [(p, n) for p, n in counts.items() if pick(p)]
-        for p, _ in found:
-            del counts[p]
-        return "".join(f"\n{p}" + (f" ({n} times)" if n > 1 else "") for p, n in found)
 
+def _wrong_moves(total: Faults, noted: Noted) -> tuple[list[str], bool]:
+    """Illegal moves, cards that do not exist, frames that are no message; and whether
+    it named cards that do not exist."""
+    out = []
     if total.illegal:
-        report.problems.append(
+        out.append(
             _times(total.illegal, "illegal move", "illegal moves")
             + ", each replaced by the automatic move:"
-            + examples(lambda p: p.startswith("illegal move"))
+            + noted.take(lambda p: p.startswith("illegal move"))
         )
-    bad_cards = examples(lambda p: "is not a card" in p)
-    if bad_cards:
-        report.problems.append(
+    if bad_cards := noted.take(lambda p: "is not a card" in p):
+        out.append(
             "it named cards that do not exist (each such move got the automatic move):" + bad_cards
         )
-    unreadable = examples(lambda p: p.startswith(("bad_message", "unknown_type")))
-    if unreadable:
-        report.problems.append(
+    if unreadable := noted.take(lambda p: p.startswith(("bad_message", "unknown_type"))):
+        out.append(
             "it sent frames the host could not read as messages (each answered with an error):"
             + unreadable
         )
-    crashes = examples(
+    return out, bool(bad_cards)
+
+
+def _broken_program(total: Faults, noted: Noted, stderr_tail: str, bad_cards: bool) -> list[str]:
+    """Crashes, and output that is not the protocol (a move that failed for a card that
+    does not exist is told there already)."""
+    out = []
+    crashes = noted.take(
         lambda p: p.startswith(("exited", "closed its output", "stopped reading", "does not read"))
     )
-    garbage = examples(lambda p: "broke the protocol" in p or "oversized frame" in p)
+    garbage = noted.take(lambda p: "broke the protocol" in p or "oversized frame" in p)
     if garbage:
-        report.problems.append(
+        out.append(
             "it wrote something on stdout that is not a protocol frame, and was restarted: "
             "anything it prints must go to stderr" + garbage
         )
     if crashes:
-        report.problems.append(
+        out.append(
             "it crashed and was restarted (its move was the automatic one):"
             + crashes
             + (f"\nits last words on stderr:\n{stderr_tail}" if stderr_tail else "")
         )
     elif total.crashes and not (garbage or bad_cards):
-        report.problems.append(
-            _times(total.crashes, "move", "moves") + " failed and got the automatic move"
-        )
+        out.append(_times(total.crashes, "move", "moves") + " failed and got the automatic move")
+    return out
+
+
+def _slow_or_late(report: CheckReport, total: Faults, noted: Noted) -> list[str]:
+    """Timeouts, moves over the budget, answers out of turn, forfeits."""
+    s, out = report.settings, []
     if total.timeouts:
-        report.problems.append(
+        out.append(
             _times(total.timeouts, "move", "moves")
             + f" got no answer within the {s.move_time:g} s limit, "
             "so the automatic move was played"
         )
-    slow = [t for t in report.move_times if t > s.budget]
-    if slow:
-        report.problems.append(
+    if slow := [t for t in report.move_times if t > s.budget]:
+        out.append(
             _times(len(slow), "move was", "moves were")
             + f" slower than the {s.budget:g} s budget (slowest {max(slow):.2f} s); "
             f"tournaments allow {s.move_time:g} s"
         )
-    late = examples(lambda p: p == "moved when it was not its turn")
-    if late:
-        report.problems.append(
+    if late := noted.take(lambda p: p == "moved when it was not its turn"):
+        out.append(
             "it answered when it was not its turn (a late answer to a turn that had timed "
             "out, or a move twice):" + late
         )
-    forfeits = [m.number for m in report.matches if m.forfeited]
-    if forfeits:
-        report.problems.append(
+    if forfeits := [m.number for m in report.matches if m.forfeited]:
+        out.append(
             f"it forfeited match {', '.join(map(str, forfeits))}: more than "
             f"{s.max_faults} faults in one match"
         )
-    rest = examples(lambda p: True)
-    if rest:
-        report.problems.append("the host also noted:" + rest)
+    return out
 
 
 def _tail(path: str) -> str:
