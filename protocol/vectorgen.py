@@ -186,19 +186,21 @@ def client_samples() -> list[Sample]:
     ]
 
 
-def server_samples() -> list[Sample]:
-    match = _a_match()
-    me = match.view(0)
-    s = "server"
+def _finished_match() -> Match:
+    """A match of two played to its end (declaring whenever it may)."""
     over = Match(["eve", "bob"], Rules(threshold=1), seed=3)
     over.start()
     while not over.over:
         seat = over.to_move
         view = over.view(seat)
         over.apply(seat, Declare() if view.can_declare else over.auto_move(seat))
-    standings = list(over.standings)
-    watched = match.view(None)
-    events: list[Sample] = [
+    return over
+
+
+def _event_samples() -> list[Sample]:
+    """Each game event as a server sends it."""
+    s = "server"
+    return [
         ("match_start", s, MatchStarted(("eve", "Greedy bot", "Greedy bot (2)"), Rules()), ""),
         (
             "round_start",
@@ -244,6 +246,16 @@ def server_samples() -> list[Sample]:
         ),
         ("resigned", s, Resigned(1, "forfeit after 6 faults"), ""),
     ]
+
+
+def server_samples() -> list[Sample]:
+    """Each message a server sends, in its variants."""
+    match = _a_match()
+    me = match.view(0)
+    s = "server"
+    over = _finished_match()
+    standings = list(over.standings)
+    watched = match.view(None)
     return [
         ("welcome", s, Welcome(1, "leastscore 0.1.0", "p7f3a", "k3Jq9xw2", False), ""),
         ("welcome_id", s, Welcome(1, "leastscore 0.1.0", "p7f3a", "k3Jq9xw2", True, 1), "resumed"),
@@ -286,7 +298,7 @@ def server_samples() -> list[Sample]:
         ("chat", s, Chat("eve", "gg"), "from a spectator"),
         ("chat_full", s, Chat("eve", "héllo ♠", 0), ""),
         ("bye", s, Bye("the server is shutting down"), ""),
-        *events,
+        *_event_samples(),
     ]
 
 
@@ -436,6 +448,28 @@ def recorded_answer(turn: dict[str, Any], msg_id: int) -> dict[str, Any]:
     return {"type": "play", "id": msg_id, "discard": list(discard), "take": take, **stamp}
 
 
+TRANSCRIPT_ABOUT = (
+    "What a host sends a stdio program (PROTOCOL.md, stdio programs), frame by frame "
+    "('host': the frame in hex, 'message': the same as JSON), and where it waits for "
+    "an answer ('answer': the turn's round, turn, open cards, can_declare, can_draw "
+    "and legal groups; 'recorded': what the recorded program answered). Each session "
+    "is one copy of the program, which first says hello. Session 1 is killed at its "
+    "third turn (the host then closes its stdin); session 2 is the copy started "
+    "after the crash: it gets a state snapshot, then the turn it must answer, and "
+    "answers it once. The host's frames were recorded against the recorded answers; "
+    "any legal answer passes (`leastscore bot replay` plays this to a program). "
+    "time_ms is what a fresh move gets; a real host sends the time left."
+)
+
+
+def _answered(turn: msgspec.Struct, msg_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The recorded program's answer to ``turn``, and the transcript's step for it."""
+    wire = _plain(encode(turn))
+    answer = recorded_answer(wire, msg_id)
+    expected = {k: wire[k] for k in ("round", "turn", "open", "can_declare", "can_draw")}
+    return answer, {"answer": {**expected, "legal": wire["legal"], "recorded": answer}}
+
+
 def _transcript() -> dict[str, Any]:
     """The frames a host (``bot check``, a tournament) sends the program at seat 0 of a
     two-seat match, as ``ProgramSeat`` sends them, against a player that always makes
@@ -481,29 +515,15 @@ def _transcript() -> dict[str, Any]:
             host(program_snapshot(view, TRANSCRIPT_TIME_MS))
         turn = turn_for(view, TRANSCRIPT_TIME_MS, mover)
         host(turn)
-        wire = _plain(encode(turn))
-        answer = recorded_answer(wire, next(ids))
-        expected = {k: wire[k] for k in ("round", "turn", "open", "can_declare", "can_draw")}
-        steps.append({"answer": {**expected, "legal": wire["legal"], "recorded": answer}})
-        move = msgspec.convert(answer, PlayMove | DeclareMove)
-        events = match.apply(mover, move_from_wire(move))
+        answer, step = _answered(turn, next(ids))
+        steps.append(step)
+        events = match.apply(mover, move_from_wire(msgspec.convert(answer, PlayMove | DeclareMove)))
         host(Ok(answer["id"]))
         publish(events)
     host(Bye("the match is over"))
     sessions.append({"steps": steps, "ends": "bye"})
     return {
-        "about": (
-            "What a host sends a stdio program (PROTOCOL.md, stdio programs), frame by frame "
-            "('host': the frame in hex, 'message': the same as JSON), and where it waits for "
-            "an answer ('answer': the turn's round, turn, open cards, can_declare, can_draw "
-            "and legal groups; 'recorded': what the recorded program answered). Each session "
-            "is one copy of the program, which first says hello. Session 1 is killed at its "
-            "third turn (the host then closes its stdin); session 2 is the copy started "
-            "after the crash: it gets a state snapshot, then the turn it must answer, and "
-            "answers it once. The host's frames were recorded against the recorded answers; "
-            "any legal answer passes (`leastscore bot replay` plays this to a program). "
-            "time_ms is what a fresh move gets; a real host sends the time left."
-        ),
+        "about": TRANSCRIPT_ABOUT,
         "seats": list(TRANSCRIPT_NAMES),
         "you": you,
         "rules": TRANSCRIPT_RULES.changes(),
