@@ -220,20 +220,10 @@ class ClusterWorkers:
             while running:
                 future = await flow.__anext__()
                 batch = running.pop(future)
-                try:
-                    lines, logs, seconds, news = await future
-                except KilledWorker:
-                    if len(batch.fixtures) > 1:  # find the fixture that kills its workers
-                        for offset, fixture in enumerate(batch.fixtures):
-                            submit(_Batch(batch.start + offset, [fixture]))
-                        continue
-                    why = "it ended every worker process it was played in"
-                    result = aborted(batch.fixtures[0].index, why)
-                    lines, logs, seconds, news = [encode_result(result)], [None], 0.0, {}
-                except Exception as e:
-                    raise RuntimeError(
-                        f"a batch of fixtures failed on the cluster: {type(e).__name__}: {e}"
-                    ) from None
+                done = await _batch_done(future, batch, submit, KilledWorker)
+                if done is None:
+                    continue
+                lines, logs, seconds, news = done
                 self._keep_stderr(news)
                 matches += len(lines)
                 match_seconds += seconds
@@ -299,3 +289,30 @@ class _InOrder:
                 positions.append(self.next + len(positions))
         self.next += len(positions)
         return [self.waiting.pop(p) for p in positions]
+
+
+async def _batch_done(
+    future: Future[Any],
+    batch: _Batch,
+    submit: Callable[[_Batch], None],
+    killed: type[BaseException],
+) -> tuple[list[bytes], list[Any], float, dict[str, Any]] | None:
+    """What a finished batch brought back: its result lines, logs, seconds of play and
+    news of stderr. A batch whose worker processes all died (``killed``) is split to
+    find the fixture that kills them, and None is returned; that fixture alone is
+    aborted. Any other failure stops the run."""
+    try:
+        lines, logs, seconds, news = await future
+    except killed:
+        if len(batch.fixtures) > 1:
+            for offset, fixture in enumerate(batch.fixtures):
+                submit(_Batch(batch.start + offset, [fixture]))
+            return None
+        why = "it ended every worker process it was played in"
+        result = aborted(batch.fixtures[0].index, why)
+        return [encode_result(result)], [None], 0.0, {}
+    except Exception as e:
+        raise RuntimeError(
+            f"a batch of fixtures failed on the cluster: {type(e).__name__}: {e}"
+        ) from None
+    return lines, logs, seconds, news
