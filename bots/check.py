@@ -27,7 +27,7 @@ from leastscore.game.narrate import ordinal
 from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import play_to_the_end
-from leastscore.seats.folders import place
+from leastscore.seats.folders import Placed, place
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment, Limits, Mode
 from leastscore.seats.seat import Seat, SeatFailed
@@ -150,6 +150,28 @@ class TimedSeat:
         self.program.verdict(error)
 
 
+def _checked_program(
+    placed: Placed,
+    settings: CheckSettings,
+    stderr: IO[bytes],
+    tracer: FrameTracer | None,
+    line: Callable[[str], None],
+) -> ProgramSeat:
+    """The program to check, contained as ``settings`` say (said in a line)."""
+    contained = Containment.make(settings.sandbox, settings.limits, warn=line)
+    line(contained.describe())
+    return ProgramSeat(
+        placed.argv,
+        "program",
+        startup_time=settings.startup_time,
+        exit_time=settings.exit_time,
+        stderr=stderr,
+        cwd=placed.folder,
+        trace=None if tracer is None else tracer.frame,
+        containment=contained,
+    )
+
+
 async def check_program(
     command: str | Sequence[str],
     settings: CheckSettings | None = None,
@@ -176,18 +198,7 @@ async def check_program(
         with open(stderr_path, "wb") as stderr:
             started = False
             tracer = None if trace is None else FrameTracer(trace)
-            contained = Containment.make(settings.sandbox, settings.limits, warn=line)
-            line(contained.describe())
-            program = ProgramSeat(
-                placed.argv,
-                "program",
-                startup_time=settings.startup_time,
-                exit_time=settings.exit_time,
-                stderr=stderr,
-                cwd=placed.folder,
-                trace=None if tracer is None else tracer.frame,
-                containment=contained,
-            )
+            program = _checked_program(placed, settings, stderr, tracer, line)
             if tracer is not None:
                 tracer.program = program
             try:
