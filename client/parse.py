@@ -194,6 +194,8 @@ HOUSE_RULES_HELP = (
 
 
 def _create(rest: str) -> CreateTable:
+    """``create Friday --seats 3 threshold=50 runs_same_suit --password x``: the
+    words that are no option make the table's name."""
     try:
         words = shlex.split(rest)
     except ValueError as e:
@@ -206,19 +208,10 @@ def _create(rest: str) -> CreateTable:
     while i < len(words):
         word = words[i]
         i += 1
-        option = word.startswith("--")
         key, eq, value = word.lstrip("-").partition("=")
         key = key.lower().replace("-", "_")
-        if key == "password":
-            if not eq:
-                if i >= len(words):
-                    raise ParseError(_("password needs a word after it."))
-                value = words[i]
-                i += 1
-            password = _password(value)
-            continue
-        if key not in _RULE_FIELDS and key != "seats":
-            if option or eq:
+        if key not in _RULE_FIELDS and key not in ("seats", "password"):
+            if word.startswith("--") or eq:
                 raise ParseError(
                     _("Unknown table option {option}; house rules: {rules}.").format(
                         option=repr(word), rules=HOUSE_RULES_HELP
@@ -227,40 +220,56 @@ def _create(rest: str) -> CreateTable:
             name.append(word)
             continue
         if key in _BOOL_RULES:
-            if not eq:
-                rules[key] = True
-            elif value.lower() in _TRUE | _FALSE:
-                rules[key] = value.lower() in _TRUE
-            else:
-                raise ParseError(
-                    _("{rule} is on or off, not {value}.").format(rule=key, value=repr(value))
-                )
+            rules[key] = _on_or_off(key, value) if eq else True
             continue
-        if not eq:
+        if not eq:  # the value is the next word
             if i >= len(words):
-                raise ParseError(_("{rule} needs a number, like {rule}=25.").format(rule=key))
+                raise ParseError(_value_missing(key))
             value = words[i]
             i += 1
-        try:
-            number = int(value)
-        except ValueError:
-            raise ParseError(
-                _("{rule} needs a whole number, not {value}.").format(rule=key, value=repr(value))
-            ) from None
-        if key == "seats":
-            if not 2 <= number <= 8:
+        if key == "password":
+            password = _password(value)
+        elif key == "seats":
+            seats = _whole(key, value)
+            if not 2 <= seats <= 8:
                 raise ParseError(_("A table has 2 to 8 seats."))
-            seats = number
         else:
-            rules[key] = number
+            rules[key] = _whole(key, value)
+    return _new_table(" ".join(name), seats, rules, password)
+
+
+def _on_or_off(rule: str, value: str) -> bool:
+    if value.lower() not in _TRUE | _FALSE:
+        raise ParseError(
+            _("{rule} is on or off, not {value}.").format(rule=rule, value=repr(value))
+        )
+    return value.lower() in _TRUE
+
+
+def _value_missing(key: str) -> str:
+    if key == "password":
+        return _("password needs a word after it.")
+    return _("{rule} needs a number, like {rule}=25.").format(rule=key)
+
+
+def _whole(key: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ParseError(
+            _("{rule} needs a whole number, not {value}.").format(rule=key, value=repr(value))
+        ) from None
+
+
+def _new_table(name: str, seats: int, rules: dict[str, Any], password: str | None) -> CreateTable:
+    """The table asked for, once its rules are known to make a game."""
     try:
         Rules.from_dict(rules)
     except ValueError as e:
         raise ParseError(sentence(heard(str(e).removeprefix("bad rules: "))) + ".") from None
-    table_name = " ".join(name)
-    if len(table_name) > 40:
+    if len(name) > 40:
         raise ParseError(_("A table name has at most 40 characters."))
-    return CreateTable(table_name, seats, rules, password)
+    return CreateTable(name, seats, rules, password)
 
 
 def _join(key: str, rest: str) -> JoinTable:
