@@ -78,11 +78,25 @@ def read_move(text: str, ctx: Context | None = None) -> Play | Declare:
 def parse_move(text: str, ctx: Context | None = None) -> Play:
     """``7h 7d deck``, ``7h 7d take 8s``, ``ks 8s``, ``10d draw``: cards to put down, then
     what to take. With ``ctx``, the move is checked against the hand and the open cards."""
+    cards, take, deck = _read_words(text)
+    if not cards:
+        raise ParseError(_("Put down at least one card from your hand, then take one."))
+    if take is None and not deck:  # no word says what to take: the last card, if any
+        if ctx is None:
+            if len(cards) < 2:
+                raise ParseError(_take_what(cards, ()))
+            take = cards.pop()
+        else:
+            take = _the_card_to_take(cards, ctx)
+    return _checked(cards, take, ctx)
+
+
+def _read_words(text: str) -> tuple[list[Card], Card | None, bool]:
+    """The cards named, the card after ``take`` (if any), and whether the deck was named."""
     tokens = [c for t in _SPLIT.split(text.strip().lower()) if t for c in _unglue(t)]
     cards: list[Card] = []
     take: Card | None = None
-    deck = False
-    explicit = False
+    deck = explicit = False
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -108,42 +122,33 @@ def parse_move(text: str, ctx: Context | None = None) -> Play:
         cards.append(_card(token, first=not cards and i == 1))
     if deck and take is not None:
         raise ParseError(_("Take only one card: an open card, or deck."))
-    if not cards:
-        raise ParseError(_("Put down at least one card from your hand, then take one."))
-    if ctx is None:
-        if take is None and not deck:
-            if len(cards) < 2:
-                raise ParseError(_take_what(cards, ()))
-            take = cards.pop()
-        return _checked(cards, take, None)
-    if take is None and not deck:
-        strangers = [c for c in cards if c not in ctx.hand]
-        if strangers and len(strangers) == len(cards) and all(c in ctx.open for c in cards):
-            mine = NAMES[ctx.hand[-1]] if ctx.hand else "KS"
-            raise ParseError(
-                _(
-                    "Put down a card from your hand too, then take {cards}: "
-                    "like {mine} take {card}."
-                ).format(cards=_names(cards), mine=mine, card=NAMES[cards[-1]])
-            )
-        stranger = strangers[0] if len(strangers) == 1 else None
-        if (
-            stranger is not None
-            and len(cards) > 1
-            and (stranger in ctx.open or stranger == cards[-1])
-        ):
-            take = stranger  # the one card not in the hand is what to take
-            cards.remove(take)
-        elif not strangers:
-            reason = explain_discard(cards, ctx.rules)
-            if reason is not None:
-                raise ParseError(
-                    _("{reason} (and then take deck or an open card).").format(
-                        reason=sentence(reason)
-                    )
-                )
-            raise ParseError(_take_what(cards, ctx.open))
-    return _checked(cards, take, ctx)
+    return cards, take, deck
+
+
+def _the_card_to_take(cards: list[Card], ctx: Context) -> Card | None:
+    """``ks 8s``: the one card named that is not in the hand is the one to take (struck
+    off ``cards``); None when cards not held leave it unsaid (``_checked`` names them);
+    otherwise one line saying what is missing."""
+    strangers = [c for c in cards if c not in ctx.hand]
+    if strangers and len(strangers) == len(cards) and all(c in ctx.open for c in cards):
+        mine = NAMES[ctx.hand[-1]] if ctx.hand else "KS"
+        raise ParseError(
+            _(
+                "Put down a card from your hand too, then take {cards}: like {mine} take {card}."
+            ).format(cards=_names(cards), mine=mine, card=NAMES[cards[-1]])
+        )
+    stranger = strangers[0] if len(strangers) == 1 else None
+    if stranger is not None and len(cards) > 1 and (stranger in ctx.open or stranger == cards[-1]):
+        cards.remove(stranger)
+        return stranger
+    if strangers:
+        return None
+    reason = explain_discard(cards, ctx.rules)
+    if reason is not None:
+        raise ParseError(
+            _("{reason} (and then take deck or an open card).").format(reason=sentence(reason))
+        )
+    raise ParseError(_take_what(cards, ctx.open))
 
 
 _GLUED = re.compile(r"(?:(?:10|[a2-9tjqk])[cdhs♣♦♥♠]){2,5}")
