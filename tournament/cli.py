@@ -14,7 +14,7 @@ import msgspec
 from click.core import ParameterSource
 from leastscore.seats.sandbox import MODES
 
-from .config import TournamentConfig
+from .config import FLAGS, TournamentConfig
 from .ready import NotReady
 
 if TYPE_CHECKING:
@@ -249,7 +249,7 @@ def tournament(
         if listen is not None:
             config = msgspec.structs.replace(config, listen=listen)
     else:
-        flags = {name: ctx.params[name] for name in SETTINGS}
+        flags = {name: ctx.params[name] for name in sorted(FLAGS)}
         flags.update(stage=list(stage) or None, limit=list(limit) or None)
         store, config, file_settings = _fresh(config_file, bots, rule, flags, out)
     run = _how_to_run(file_settings, workers, affinity, cluster, output)
@@ -262,26 +262,6 @@ def tournament(
             store.undo()
         raise click.ClickException(f"the tournament stopped before {e.when}: {e}") from None
     ctx.exit(code)
-
-
-SETTINGS = (
-    "seats",
-    "threshold",
-    "deals",
-    "seed",
-    "gauntlet",
-    "move_time",
-    "time_control",
-    "startup_time",
-    "max_faults",
-    "listen",
-    "sprt",
-    "stage",
-    "sandbox",
-    "limit",
-    "unready",
-)
-"""The flags that are settings of the tournament (the same names as in its TOML file)."""
 
 
 def print_schema() -> None:

@@ -287,6 +287,11 @@ SETTINGS = {
     "out",
 }
 """Top-level keys of a config file besides ``[bots]`` and ``[rules]``."""
+RUN_SETTINGS = {"workers", "affinity", "cluster", "format", "out"}
+"""Of those, how to run a tournament rather than what it is."""
+FLAGS = (SETTINGS - RUN_SETTINGS - {"limits"}) | {"limit"}
+"""The tournament command's flags that are settings of the tournament, by the same names
+(``--limit NAME=VALUE`` items beside a file's ``[limits]`` table)."""
 
 
 def read_toml(path: str | Path) -> tuple[dict[str, Any], list[Entrant], dict[str, Any]]:

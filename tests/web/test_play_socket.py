@@ -292,6 +292,17 @@ async def test_hostile_frames_over_the_websocket_get_errors_and_hurt_nothing(
     await client.close()
 
 
+async def against_a_bot(player: Socket) -> dict[str, Any]:
+    """Seat ``player`` (said hello) at a new table of two with a bot: its first turn."""
+    player.send({"type": "create", "seats": 2, "id": 2})
+    await player.until("ok", id=2)
+    player.send({"type": "add_bot", "level": "greedy", "id": 3})
+    turn = await player.until("turn")
+    while "hand" not in turn:
+        turn = await player.until("turn")
+    return turn
+
+
 async def test_a_hint_is_for_the_token_s_holder_on_their_own_turn(served: tuple[Server, WebView]):
     _, view = served
     ann = await Socket.open(view)
@@ -303,12 +314,7 @@ async def test_a_hint_is_for_the_token_s_holder_on_their_own_turn(served: tuple[
             assert reply.status == 404
         async with http.post(url, json={"token": token}) as reply:
             assert reply.status == 409  # at no table: no turn of hers
-        ann.send({"type": "create", "seats": 2, "id": 2})
-        await ann.until("ok", id=2)
-        ann.send({"type": "add_bot", "level": "greedy", "id": 3})
-        turn = await ann.until("turn")
-        while "hand" not in turn:
-            turn = await ann.until("turn")
+        turn = await against_a_bot(ann)
         async with http.post(url, json={"token": token}) as reply:
             assert reply.status == 200
             move = await reply.json()
@@ -336,12 +342,7 @@ async def test_a_typed_move_is_read_with_the_terminal_s_rules_for_the_seat(
         url = view.address + "api/move"
         async with http.post(url, json={"token": token, "text": "declare"}) as reply:
             assert reply.status == 409  # at no table: no turn of hers
-        ann.send({"type": "create", "seats": 2, "id": 2})
-        await ann.until("ok", id=2)
-        ann.send({"type": "add_bot", "level": "greedy", "id": 3})
-        turn = await ann.until("turn")
-        while "hand" not in turn:
-            turn = await ann.until("turn")
+        turn = await against_a_bot(ann)
         hand, group = turn["hand"], turn["legal"][0]
         typed = " ".join(group).lower() + " deck"
         async with http.post(url, json={"token": token, "text": typed}) as reply:
