@@ -370,3 +370,24 @@ async def test_a_typed_move_is_read_with_the_terminal_s_rules_for_the_seat(
         played = await ann.until("played")
         assert sorted(played["discard"]) == sorted(group) and played["seat"] == turn["seat"]
     await ann.close()
+
+
+def test_the_server_s_binary_messages_are_framed_as_rfc_6455_says() -> None:
+    """Short, 16-bit and 64-bit lengths: each body comes back whole from its header."""
+    import struct
+
+    from leastscore.server.websocket import binary_messages
+
+    bodies = [b"a" * 5, b"b" * 125, b"c" * 126, b"d" * 300, b"e" * 70_000]
+    data = binary_messages([struct.pack(">I", len(b)) + b for b in bodies])
+    read, at = [], 0
+    while at < len(data):
+        assert data[at] == 0x82  # final, binary
+        size, at = data[at + 1], at + 2  # unmasked: the mask bit is 0
+        if size == 126:
+            (size,), at = struct.unpack_from("!H", data, at), at + 2
+        elif size == 127:
+            (size,), at = struct.unpack_from("!Q", data, at), at + 8
+        read.append(data[at : at + size])
+        at += size
+    assert read == bodies
