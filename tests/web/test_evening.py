@@ -93,6 +93,7 @@ async def play_through(page: Any, name: str, pictured_at: int, typed: bool = Fal
         moves += 1
 
 
+@pytest.mark.timeout(300)  # a whole match of four: slow when the machine is busy
 async def test_people_in_browsers_and_a_terminal_play_a_bot_and_a_friend_watches(
     served: tuple[Server, WebView], browser: Any
 ) -> None:

@@ -90,10 +90,11 @@ async def touch_targets_are_big_enough(page: Any) -> None:
     assert not small, small
 
 
+@pytest.mark.timeout(300)  # a whole match of four: slow when the machine is busy
 async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_the_seat(
     served: tuple[Server, WebView], browser: Any
 ) -> None:
-    """Ann, on a phone with touch, against three bots by tap alone; at her fourth move
+    """Ann, on a phone with touch, against three bots by tap alone; at her second move
     the page reloads (as a phone that slept) and she answers that same turn."""
     server, view = served
     page = await browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
@@ -101,7 +102,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     page.on("pageerror", lambda e: errors.append(str(e)))
     await sit_down(page, view.address, "Ann")
     await page.get_by_label("Seats").select_option("4")
-    await page.get_by_label("Out above this score").fill("60")
+    await page.get_by_label("Out above this score").fill("40")
     await page.get_by_role("button", name="Create a table").click()
     await page.get_by_label("Bot level").select_option("greedy")
     for seated in (2, 3):
@@ -109,10 +110,12 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
         await page.locator(f"p.seated[data-seated='{seated}']").wait_for()
     await page.get_by_role("button", name="Add a bot").click()  # the last seat: it starts
     moves = 0
+    reloaded = False
     held = "e => e.map(b => b.dataset.card)"
     while True:
         await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
-        if moves == 3 and await page.locator("#hand.to-move").count():  # reload mid-turn
+        if moves == 1 and await page.locator("#hand.to-move").count():  # reload mid-turn
+            reloaded = True
             asked = await page.locator("#hand.to-move").get_attribute("data-move")
             hand = await page.locator("#hand .card-button").evaluate_all(held)
             await page.reload()
@@ -124,7 +127,7 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
         if moves % 5 == 0:
             await no_sideways_scroll(page)
             await touch_targets_are_big_enough(page)
-    assert moves > 3 and not errors, errors
+    assert reloaded and moves > 1 and not errors, errors
 
     (table,) = server.lobby.tables.values()
     match = table.match
