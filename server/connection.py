@@ -180,7 +180,28 @@ class Connection:
         self._after()
 
     def flush(self) -> None:
-        """Write what is queued."""
+        """Write what is queued, in one write (the server calls this once per pass of
+        the loop); a client that reads too slowly is cut past the send limit."""
+        session = self.session
+        out = session.queued
+        if not out:
+            return
+        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
+        transport = self._open_transport()
+        if transport is None:
+            return
+        transport.write(self._on_the_wire(out))
+        if transport.get_write_buffer_size() > self.server.config.send_limit:
+            log.info("%s reads too slowly: cut off", self.peer)
+            session.lost()
+            transport.abort()
+
+    def _open_transport(self) -> asyncio.Transport | None:
+        """The transport to write to, None once it is closing."""
+        raise NotImplementedError
+
+    def _on_the_wire(self, frames: list[bytes]) -> bytes:
+        """Queued frames as this transport carries them."""
         raise NotImplementedError
 
     def _half_close(self) -> None:
@@ -237,21 +258,12 @@ class TcpConnection(Connection, asyncio.Protocol):
 
     # -- the transport ---------------------------------------------------------------
 
-    def flush(self) -> None:
-        """Write what is queued (the server calls this once per pass of the loop)."""
-        session = self.session
-        out = session.queued
-        if not out:
-            return
-        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
+    def _open_transport(self) -> asyncio.Transport | None:
         transport = self.transport
-        if transport is None or transport.is_closing():
-            return
-        transport.write(out[0] if len(out) == 1 else b"".join(out))
-        if transport.get_write_buffer_size() > self.server.config.send_limit:
-            log.info("%s reads too slowly: cut off", self.peer)
-            session.lost()
-            transport.abort()
+        return None if transport is None or transport.is_closing() else transport
+
+    def _on_the_wire(self, frames: list[bytes]) -> bytes:
+        return frames[0] if len(frames) == 1 else b"".join(frames)
 
     def _half_close(self) -> None:
         """Flush, then shut the write side; what the client still sends is dropped

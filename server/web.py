@@ -31,7 +31,7 @@ from leastscore.protocol.messages import Turn
 from leastscore.lang import HEARD, LANGUAGES, words
 
 from .table import Table
-from .web_turn import hint, read_move
+from .web_turn import hint, json_reply, read_move
 from .websocket import play_socket
 
 if TYPE_CHECKING:
@@ -121,17 +121,13 @@ async def asset(request: web.Request) -> web.Response:
     return web.Response(body=body, content_type=kind)
 
 
-def _reply(data: object) -> web.Response:
-    return web.Response(body=_json.encode(data), content_type="application/json")
-
-
 async def page_words(request: web.Request) -> web.Response:
     """The page's words in a language (``/api/words/fr``), from the catalogs, and the
     English sentences of the server and the engine it says in that language (``heard``)."""
     code = request.match_info["code"]
     if code not in LANGUAGES:
         raise web.HTTPNotFound(text=f"no language {code!r}: {', '.join(LANGUAGES)}")
-    response = _reply({"words": words(code), "heard": HEARD})
+    response = json_reply({"words": words(code), "heard": HEARD})
     response.headers["Cache-Control"] = "max-age=3600"
     return response
 
@@ -141,7 +137,7 @@ async def lobby(request: web.Request) -> web.Response:
     tables = [
         {"info": t.info(), "web_watchers": len(t.onlookers)} for t in server.lobby.tables.values()
     ]
-    return _reply({"tables": tables, "history": server.store is not None})
+    return json_reply({"tables": tables, "history": server.store is not None})
 
 
 async def table_socket(request: web.Request) -> web.StreamResponse:
@@ -178,14 +174,14 @@ async def table_socket(request: web.Request) -> web.StreamResponse:
 async def matches(request: web.Request) -> web.Response:
     server = request.app[SERVER]
     if server.store is None:
-        return _reply([])
+        return json_reply([])
     records = await server.store.run(lambda s: s.matches(200))
     live = {  # a match being played links to its table, where it is watched
         t.recording.id: t.info().id
         for t in server.lobby.tables.values()
         if t.recording is not None and t.recording.id is not None and not t.recording.ended
     }
-    return _reply([{**dataclasses.asdict(r), "live": live.get(r.id)} for r in records])
+    return json_reply([{**dataclasses.asdict(r), "live": live.get(r.id)} for r in records])
 
 
 async def replay(request: web.Request) -> web.Response:
@@ -202,7 +198,7 @@ async def replay(request: web.Request) -> web.Response:
     if record.status == "running":  # its stored events hold the hands: it is watched live
         raise web.HTTPForbidden(text=f"match {match_id} is being played: watch it live")
     events = await server.store.run(lambda s: s.log(match_id))
-    return _reply({"match": record, "steps": spectator_log(events or [])})
+    return json_reply({"match": record, "steps": spectator_log(events or [])})
 
 
 async def play(request: web.Request) -> web.StreamResponse:

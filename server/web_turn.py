@@ -75,7 +75,7 @@ async def hint(server: Server, request: web.Request) -> web.Response:
         known = (turn, asyncio.ensure_future(server.bots.hint(asked.events, view)))
         table.hints[asked.player] = known
     move = await asyncio.shield(known[1])
-    return _reply(move_to_wire(move, round=view.round, turn=view.turn))
+    return json_reply(move_to_wire(move, round=view.round, turn=view.turn))
 
 
 async def read_move(server: Server, request: web.Request) -> web.Response:
@@ -91,9 +91,10 @@ async def read_move(server: Server, request: web.Request) -> web.Response:
         try:
             move = read_typed(text, context)
         except ParseError as e:
-            return _reply({"problem": str(e)})
-    return _reply(move_to_wire(move, round=view.round, turn=view.turn))
+            return json_reply({"problem": str(e)})
+    return json_reply(move_to_wire(move, round=view.round, turn=view.turn))
 
 
-def _reply(data: object) -> web.Response:
+def json_reply(data: object) -> web.Response:
+    """``data`` as a JSON answer (the web view's answers all are)."""
     return web.Response(body=_json.encode(data), content_type="application/json")

@@ -104,21 +104,14 @@ class WebSocketConnection(Connection):
             self._handle(message)
         self._after()
 
-    def flush(self) -> None:
-        """Write what is queued, as binary messages in one write (once per pass of the loop)."""
-        session = self.session
-        out = session.queued
-        if not out:
-            return
-        session.queued = []
+    def _open_transport(self) -> asyncio.Transport | None:
         transport = self.request.transport
         if transport is None or transport.is_closing() or self.ws.closed:
-            return
-        transport.write(binary_messages(out))
-        if transport.get_write_buffer_size() > self.server.config.send_limit:
-            log.info("%s reads too slowly: cut off", self.peer)
-            session.lost()
-            transport.abort()
+            return None
+        return transport
+
+    def _on_the_wire(self, frames: list[bytes]) -> bytes:
+        return binary_messages(frames)  # each frame a binary message
 
     def _half_close(self) -> None:
         self.flush()  # the last word goes out, then the close

@@ -143,21 +143,35 @@ class Seat {
 
   /** The move the server's strongest bot would make here: its cards selected, in words. */
   async hint() {
-    const asked = this.pending;
-    let reply;
-    try {
-      reply = await fetch("/api/hint", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ token: localStorage.getItem(TOKEN_KEY) }) });
-    } catch (error) { return; }
-    if (!reply.ok) { this.said = await reply.text(); this.refused = true; this.draw(); return; }
-    const move = await reply.json();
-    if (this.pending !== asked || !asked || move.round !== asked.round || move.turn !== asked.turn) return;
+    const move = await this.askAboutMyTurn("/api/hint", {});
+    if (!move) return;
     if (move.type === "declare") this.hinted = _("Hint: declare.");
     else {
       this.selected = move.discard.slice();
       this.hinted = _f("Hint: discard {cards}, then take {take}.",
         { cards: move.discard.join(" "), take: move.take === "deck" ? _("the deck") : move.take });
     }
+    this.draw();
+  }
+
+  /** Asks the server about this player's own turn (/api/hint, /api/move) with the
+   * seat's token: its answer, or null when it refused (said in the notice) or the turn
+   * has passed meanwhile. */
+  async askAboutMyTurn(path, fields) {
+    const asked = this.pending;
+    let reply;
+    try {
+      reply = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(Object.assign({ token: localStorage.getItem(TOKEN_KEY) }, fields)) });
+    } catch (error) { return null; }
+    if (!asked || this.pending !== asked) return null;
+    if (!reply.ok) { this.refuse(await reply.text()); return null; }
+    return reply.json();
+  }
+
+  refuse(line) {
+    this.said = line;
+    this.refused = true;
     this.draw();
   }
 
@@ -205,23 +219,16 @@ class Seat {
   /** A move typed the terminal's way (7h 7d deck, ks 8s, declare), read by the server
    * with the terminal's own reader; sent as typed, or the one line why it is no move. */
   async typed(text) {
-    const asked = this.pending;
-    if (!asked || !text.trim()) return;
+    if (!this.pending || !text.trim()) return;
     const word = text.trim().toLowerCase();
     if (word === "hint") { this.clearKept("move"); return this.hint(); }
     if (word === "help" || word === "?") {
       this.said = _("Type the cards to put down, then deck or an open card: 7H 7D deck, KS take 8S, or declare.");
       this.refused = false; this.draw(); return;
     }
-    let reply;
-    try {
-      reply = await fetch("/api/move", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ token: localStorage.getItem(TOKEN_KEY), text, lang: document.documentElement.lang }) });
-    } catch (error) { return; }
-    if (this.pending !== asked) return;
-    if (!reply.ok) { this.said = await reply.text(); this.refused = true; this.draw(); return; }
-    const move = await reply.json();
-    if (move.problem) { this.said = move.problem; this.refused = true; this.draw(); return; }
+    const move = await this.askAboutMyTurn("/api/move", { text, lang: document.documentElement.lang });
+    if (!move) return;
+    if (move.problem) { this.refuse(move.problem); return; }
     this.clearKept("move");
     this.send(move);
   }
