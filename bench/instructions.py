@@ -34,12 +34,12 @@ import click
 from leastscore.game import Match
 from leastscore.seats.core import MatchCore, Policy
 from leastscore.seats.loop import loop_factory
-from leastscore.tournament.config import TournamentConfig, build
-from leastscore.tournament.deals import DuplicateDeck
-from leastscore.tournament.entrants import bot_factory, parse_entrant
-from leastscore.tournament.lineup import Lineup
-from leastscore.tournament.play import play
-from leastscore.tournament.schedule import Fixture
+from leastscore.tournament.pure.config import TournamentConfig, build
+from leastscore.tournament.pure.deals import DuplicateDeck
+from leastscore.tournament.pure.entrants import bot_factory, parse_entrant
+from leastscore.tournament.pure.schedule import Fixture
+from leastscore.tournament.running.lineup import Lineup
+from leastscore.tournament.running.play import play
 
 from bench.tournament import BARE_TARGET, bare_loop
 

@@ -36,8 +36,8 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Move, Rules, View
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.loop import loop_factory
-from leastscore.tournament.deals import DuplicateDeck
-from leastscore.tournament.stats import wilson
+from leastscore.tournament.pure.deals import DuplicateDeck
+from leastscore.tournament.pure.stats import wilson
 
 LADDER = (
     ("greedy", "random"),

@@ -63,16 +63,16 @@ from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.sandbox import Containment, Usage, spawn
 from leastscore.seats.seat import Seat
-from leastscore.tournament.cluster import ClusterWorkers
-from leastscore.tournament.config import TournamentConfig, build
-from leastscore.tournament.deals import DuplicateDeck
-from leastscore.tournament.entrants import bot_factory, parse_entrant
-from leastscore.tournament.lineup import Lineup
-from leastscore.tournament.play import play
-from leastscore.tournament.pool import worker_cores
-from leastscore.tournament.results import MatchResult, summarize
-from leastscore.tournament.runner import Runner
-from leastscore.tournament.schedule import Fixture
+from leastscore.tournament.pure.config import TournamentConfig, build
+from leastscore.tournament.pure.deals import DuplicateDeck
+from leastscore.tournament.pure.entrants import bot_factory, parse_entrant
+from leastscore.tournament.pure.results import MatchResult, summarize
+from leastscore.tournament.pure.schedule import Fixture
+from leastscore.tournament.running.cluster import ClusterWorkers
+from leastscore.tournament.running.lineup import Lineup
+from leastscore.tournament.running.play import play
+from leastscore.tournament.running.pool import worker_cores
+from leastscore.tournament.running.runner import Runner
 
 from bench.sdk_player import LastLegal
 

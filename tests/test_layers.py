@@ -9,7 +9,10 @@
 client; the benchmarks may use everything and nothing uses them. Every import
 counts, also one inside a function. Inside a folder, the modules' imports as
 they run (those for type checking apart) form no cycle: none is closed by an
-import hidden in a function.
+import hidden in a function. A folder split into rooms holds them in order too:
+the tournament's ``pure`` part (definition, schedule, results, statistics,
+report) <- ``running`` (workers, cluster, hall, store) <- ``edges`` (command,
+live display, web).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ BELOW: dict[str, set[str]] = {
 }
 BELOW["bench"].add("command")
 OLD_TOP_LEVEL = {*FOLDERS}
+ROOMS: dict[str, list[str]] = {"tournament": ["pure", "running", "edges"]}
+"""Folders split into rooms, each room importing only those before it."""
 ABOUT = ("about", "lang")
 """The command's modules that any part may import: they import nothing of the project."""
 
@@ -174,3 +179,28 @@ def test_no_folder_has_an_import_cycle() -> None:
         edges[module] = {t for t in targets if t != module and modules[t][0] == folder}
     cycle = _cycle(edges)
     assert cycle is None, "an import cycle: " + " -> ".join(cycle or [])
+
+
+def room_of(module: str) -> tuple[str, int] | None:
+    """``leastscore.tournament.running.pool`` -> (``tournament``, 1); None outside rooms."""
+    names = module.split(".")
+    if len(names) < 3 or names[0] != "leastscore" or names[1] not in ROOMS:
+        return None
+    rooms = ROOMS[names[1]]
+    return (names[1], rooms.index(names[2])) if names[2] in rooms else None
+
+
+@pytest.mark.parametrize("folder", sorted(ROOMS))
+def test_rooms_import_only_the_rooms_before_them(folder: str) -> None:
+    loose = [p for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"]
+    assert not loose, f"{folder}/ keeps its modules in rooms {ROOMS[folder]}: {loose}"
+    wrong = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        package = package_of(folder, path)
+        here = room_of(package)
+        for line, name in imports(path, package):
+            there = room_of(name)
+            if here and there and there[1] > here[1]:
+                where = path.relative_to(ROOT)
+                wrong.append(f"{where}:{line} imports {name} from a later room")
+    assert not wrong, "\n".join(wrong)

@@ -15,7 +15,7 @@ from leastscore.protocol.convert import turn_for
 from leastscore.protocol.messages import PlayerName
 from leastscore.protocol.vectorgen import shipped
 from leastscore.seats.names import unique_names
-from leastscore.tournament.entrants import MAX_NAME
+from leastscore.tournament.pure.entrants import MAX_NAME
 
 MOST_GROUPS = 12
 MOST_NAME = 42

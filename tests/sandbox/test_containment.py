@@ -12,7 +12,7 @@ from leastscore.bots.check import CheckSettings, check_program
 from leastscore.seats import sandbox
 from leastscore.seats.folders import place
 from leastscore.seats.sandbox import Containment, Limits
-from leastscore.tournament import config as configs
+from leastscore.tournament.pure import config as configs
 
 from ..tournament.helpers import PLAYER
 from .test_hostile import CGROUPS, needs_bwrap, needs_cgroups

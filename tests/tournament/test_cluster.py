@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
-from leastscore.tournament.cluster import (
+from leastscore.tournament.running.cluster import (
     IN_HAND,
     MAX_BATCH,
     QUIET_SCHEDULER,
@@ -197,7 +197,7 @@ def test_a_program_a_worker_lacks_stops_the_tournament_before_it_starts(
 def test_without_cluster_dask_is_never_imported(tmp_path: Path) -> None:
     script = (
         "import sys\n"
-        "from leastscore.tournament.cli import tournament\n"
+        "from leastscore.tournament.edges.cli import tournament\n"
         f"code = tournament.main({[*DEFINITION[:2], '--seats=2', '--deals=1', '--workers=1']!r},"
         " standalone_mode=False)\n"
         "print(code, sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"

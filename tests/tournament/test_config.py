@@ -7,10 +7,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from leastscore.tournament.config import build, dump, load, read_toml, read_tomls
-from leastscore.tournament.entrants import bot_factory, parse_entrant
-from leastscore.tournament.report import document
-from leastscore.tournament.stats import Tally
+from leastscore.tournament.pure.config import build, dump, load, read_toml, read_tomls
+from leastscore.tournament.pure.entrants import bot_factory, parse_entrant
+from leastscore.tournament.pure.report import document
+from leastscore.tournament.pure.stats import Tally
 
 from .helpers import MISBEHAVING, tournament
 

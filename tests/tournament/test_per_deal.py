@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from leastscore.tournament.per_deal import (
+from leastscore.tournament.pure.per_deal import (
     Sprt,
     SprtSettings,
     expected_score,

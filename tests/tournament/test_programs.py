@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from leastscore.tournament.entrants import parse_entrant, parse_spec
+from leastscore.tournament.pure.entrants import parse_entrant, parse_spec
 
 from .helpers import PLAYER, bots, tournament
 

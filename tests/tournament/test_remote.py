@@ -8,11 +8,11 @@ from typing import Any
 
 import msgspec
 from leastscore.server.app import Server
-from leastscore.tournament.config import build
-from leastscore.tournament.entrants import parse_entrant
-from leastscore.tournament.remote import Hall
-from leastscore.tournament.results import MatchResult
-from leastscore.tournament.runner import Runner
+from leastscore.tournament.pure.config import build
+from leastscore.tournament.pure.entrants import parse_entrant
+from leastscore.tournament.pure.results import MatchResult
+from leastscore.tournament.running.remote import Hall
+from leastscore.tournament.running.runner import Runner
 
 
 async def remote_bot(port: int, token: str, *, drop_after: int | None = None) -> list[str]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 
 from leastscore.game.rules import Rules, house_rules_text
-from leastscore.tournament.config import TournamentConfig
-from leastscore.tournament.entrants import Entrant
-from leastscore.tournament.report import rich_table, to_html
-from leastscore.tournament.stats import Tally
+from leastscore.tournament.pure.config import TournamentConfig
+from leastscore.tournament.pure.entrants import Entrant
+from leastscore.tournament.pure.report import rich_table, to_html
+from leastscore.tournament.pure.stats import Tally
 from rich.console import Console
 
 from .helpers import bots, tournament

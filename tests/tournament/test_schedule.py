@@ -12,8 +12,8 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, RoundStarted, Rules
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
-from leastscore.tournament.deals import DuplicateDeck, deal_seed
-from leastscore.tournament.schedule import Schedule
+from leastscore.tournament.pure.deals import DuplicateDeck, deal_seed
+from leastscore.tournament.pure.schedule import Schedule
 
 NAMES = ["ann", "bea", "cy", "dot", "eve"]
 

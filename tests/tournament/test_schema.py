@@ -8,8 +8,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from leastscore.tournament.report import Format, StandingsDocument, json_schema
-from leastscore.tournament.stats import EntrantStanding, Rating
+from leastscore.tournament.pure.report import Format, StandingsDocument, json_schema
+from leastscore.tournament.pure.stats import EntrantStanding, Rating
 
 from .helpers import bots, program, tournament
 

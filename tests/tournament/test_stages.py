@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from leastscore.tournament.config import Stage
+from leastscore.tournament.pure.config import Stage
 
 from .helpers import tournament
 

@@ -6,8 +6,8 @@ import random
 
 import msgspec
 import pytest
-from leastscore.tournament.results import MatchResult, SeatResult, aborted
-from leastscore.tournament.stats import Tally, wilson
+from leastscore.tournament.pure.results import MatchResult, SeatResult, aborted
+from leastscore.tournament.pure.stats import Tally, wilson
 
 
 def result(fixture: int, *places: tuple[str, int], **kw: object) -> MatchResult:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from leastscore.game import Resigned, read_log
 from leastscore.seats.core import LOST_ON_TIME, TimeControl
-from leastscore.tournament.config import build, dump, load, read_toml
-from leastscore.tournament.entrants import parse_entrant
+from leastscore.tournament.pure.config import build, dump, load, read_toml
+from leastscore.tournament.pure.entrants import parse_entrant
 
 from .helpers import bots, by_bot, program, tournament
 

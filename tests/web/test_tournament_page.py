@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from leastscore.tournament import report
-from leastscore.tournament.stats import Tally
-from leastscore.tournament.store import Store
+from leastscore.tournament.pure import report
+from leastscore.tournament.pure.stats import Tally
+from leastscore.tournament.running.store import Store
 
 from ..tournament.helpers import bots, tournament
 from .conftest import screenshot_path
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from leastscore.tournament.web import Clock, TournamentView
+from leastscore.tournament.edges.web import Clock, TournamentView
 
 HOSTILE = "<script>alert(1)</script>"  # a name may not hold "="
 

@@ -32,13 +32,13 @@ from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
 
-from . import config as configs
-from .config import TournamentConfig
+from ..pure import config as configs
+from ..pure.config import TournamentConfig
+from ..pure.results import encode_result
+from ..pure.schedule import Fixture
 from .lineup import Lineup, contain
 from .play import play_safely
 from .ready import unready
-from .results import encode_result
-from .schedule import Fixture
 from .store import Store
 
 CLOSE_TIME = 10.0

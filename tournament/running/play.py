@@ -18,11 +18,11 @@ from leastscore.game import Match
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver, play_to_the_end
 
-from .config import TournamentConfig
-from .deals import DuplicateDeck
+from ..pure.config import TournamentConfig
+from ..pure.deals import DuplicateDeck
+from ..pure.results import MatchResult, aborted, summarize
+from ..pure.schedule import Fixture
 from .lineup import Lineup
-from .results import MatchResult, aborted, summarize
-from .schedule import Fixture
 from .store import Store
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from leastscore.seats.program import greet
 from leastscore.seats.sandbox import Containment
 
-from .config import TournamentConfig
-from .entrants import Entrant, entrant_containment, load_bot_class
+from ..pure.config import TournamentConfig
+from ..pure.entrants import Entrant, entrant_containment, load_bot_class
 
 
 class NotReady(RuntimeError):

@@ -35,10 +35,10 @@ from leastscore.seats.program import ProgramSeat
 from leastscore.seats.sandbox import Containment, Mode
 from leastscore.seats.seat import DidNotStart, Gone, Seat, SeatFailed
 
-from .config import TournamentConfig
-from .entrants import Entrant, bot_factory, entrant_containment
+from ..pure.config import TournamentConfig
+from ..pure.entrants import Entrant, bot_factory, entrant_containment
+from ..pure.schedule import Fixture
 from .remote import EntrantSeat, Hall
-from .schedule import Fixture
 
 
 class Absent:

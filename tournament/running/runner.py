@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING
 from leastscore.seats.sandbox import Containment
 from leastscore.server.app import Server
 
-from . import config as configs
+from ..pure import config as configs
+from ..pure.config import TournamentConfig
+from ..pure.results import MatchResult, encode_result
+from ..pure.schedule import Fixture
 from . import ready
-from .config import TournamentConfig
 from .lineup import Lineup, contain
 from .play import play_safely
 from .pool import Workers
 from .remote import Hall, open_hall
-from .results import MatchResult, encode_result
-from .schedule import Fixture
 from .store import Store
 
 if TYPE_CHECKING:

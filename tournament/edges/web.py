@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 from leastscore.server.web import WebSite
 
-from . import report
+from ..pure import report
 
 Page = Callable[[], str]
 """The live report as it stands now."""

@@ -14,11 +14,11 @@ import msgspec
 from click.core import ParameterSource
 from leastscore.seats.sandbox import MODES
 
-from .config import FLAGS, TournamentConfig
-from .ready import NotReady
+from ..pure.config import FLAGS, TournamentConfig
+from ..running.ready import NotReady
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..running.store import Store
 
 SHOWN = {f.name: f.default for f in msgspec.structs.fields(TournamentConfig)}
 """The defaults the help shows: those a tournament gets when a flag is not given."""
@@ -266,7 +266,7 @@ def tournament(
 
 def print_schema() -> None:
     """``--schema``: the JSON Schema of the JSON standings."""
-    from .report import json_schema
+    from ..pure.report import json_schema
 
     click.echo(msgspec.json.format(msgspec.json.encode(json_schema()), indent=2))
 
@@ -280,7 +280,7 @@ def _fresh(
 ) -> tuple[Store | None, TournamentConfig, dict[str, Any]]:
     """A new tournament from its files and flags: its folder (when it has one, made
     here), its config, and the file's settings of how to run it."""
-    from .store import Store
+    from ..running.store import Store
 
     try:
         config, file_settings = _defined(config_file, bots, rule, flags, out)
@@ -336,7 +336,7 @@ def _web_address(web: str, config: TournamentConfig) -> tuple[str, int]:
 
 def _resumed(ctx: click.Context, resume: str, out: str | None) -> tuple[Store, TournamentConfig]:
     """``--resume DIR``: the stored tournament, refusing flags that would redefine it."""
-    from .store import Store
+    from ..running.store import Store
 
     given = [
         param.opts[0]
@@ -362,8 +362,8 @@ def _defined(
 ) -> tuple[TournamentConfig, dict[str, Any]]:
     """A new tournament from its config files and flags (flags win), its entrants
     checked (and with ``--unready drop`` greeted); with the files' other settings."""
-    from . import config as configs
-    from .entrants import Entrant, load_bot_class, parse_entrant
+    from ..pure import config as configs
+    from ..pure.entrants import Entrant, load_bot_class, parse_entrant
 
     entrants: list[Entrant] = []
     rules: dict[str, Any] = {}
@@ -395,9 +395,9 @@ def _drop_unready(
 ) -> TournamentConfig:
     """``--unready drop``: greet every entrant now, before the schedule is fixed, and
     build the tournament again without those that cannot play, saying so."""
-    from . import config as configs
-    from .lineup import contain
-    from .ready import problems
+    from ..pure import config as configs
+    from ..running.lineup import contain
+    from ..running.ready import problems
 
     found = asyncio.run(problems(config, contain(config, [out])))
     for name, why in found.items():
@@ -419,8 +419,8 @@ def run_tournament(
     """Play what is left, show progress, write the reports; the exit code."""
     from rich.console import Console
 
+    from ..running.ready import NotReady
     from .live import play_live, write_reports
-    from .ready import NotReady
 
     err = Console(stderr=True)
     if config.stages and web is not None:
@@ -467,7 +467,7 @@ def print_standings(config: TournamentConfig, played: Any, output: str) -> None:
     verdict and, past two entrants, the crosstable)."""
     from rich.console import Console
 
-    from . import report
+    from ..pure import report
 
     tally, sprt = played.tally, played.sprt
     if output == "json":
@@ -491,7 +491,7 @@ def keep_serving(config: TournamentConfig, played: Any, err: Any) -> None:
     """With ``--web``, a run played to its end keeps its final report served until Ctrl-C."""
     if played.web_address is None or played.interrupted:
         return
-    from . import report
+    from ..pure import report
     from .web import serve_final
 
     tally, sprt = played.tally, played.sprt
@@ -504,7 +504,7 @@ def _cluster(text: Any) -> str:
     """The ``--cluster`` address, checked, and Dask installed to reach it."""
     import importlib.util
 
-    from .cluster import parse_cluster
+    from ..running.cluster import parse_cluster
 
     try:
         address = parse_cluster(str(text))

@@ -33,11 +33,11 @@ from pathlib import Path
 from leastscore.seats.loop import loop_factory
 from leastscore.seats.sandbox import Mode, end_groups
 
-from . import config as configs
+from ..pure import config as configs
+from ..pure.results import MatchResult, aborted, decode_result, encode_result
+from ..pure.schedule import Fixture
 from .lineup import Lineup, contain
 from .play import play_safely
-from .results import MatchResult, aborted, decode_result, encode_result
-from .schedule import Fixture
 from .store import Store
 
 IN_HAND = 2

@@ -40,10 +40,10 @@ from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
 
+from ..pure.results import MatchResult, aborted, decode_result, encode_result
+from ..pure.schedule import Fixture
 from .pool import IN_HAND, OnResult
 from .ready import NotReady
-from .results import MatchResult, aborted, decode_result, encode_result
-from .schedule import Fixture
 from .store import Store
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from leastscore.server.config import ServerConfig
 from leastscore.server.players import Player, Players
 from leastscore.server.room import ConnectedSeat
 
-from .config import listen_address
+from ..pure.config import listen_address
 
 
 class EntrantSeat(ConnectedSeat):

@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .config import Stage, TournamentConfig
-from .deals import derive
-from .results import MatchResult
-from .schedule import Schedule
-from .stats import EntrantStanding, Tally
+from ..pure.config import Stage, TournamentConfig
+from ..pure.deals import derive
+from ..pure.results import MatchResult
+from ..pure.schedule import Schedule
+from ..pure.stats import EntrantStanding, Tally
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..running.store import Store
     from .live import LiveRun
-    from .store import Store
 
 
 @dataclass
@@ -141,7 +141,7 @@ def _play_stage(
 ) -> StageOutcome | None:
     """Play stage ``index`` (each round of a Swiss stage in turn) between ``entrants``
     and cut it; None when it was interrupted."""
-    from .ready import NotReady
+    from ..running.ready import NotReady
 
     stage, number = config.stages[index], index + 1
     err.print(
@@ -186,7 +186,7 @@ def _report_contest(
 
     from rich.console import Console
 
-    from . import report
+    from ..pure import report
 
     last = outcomes[-1]
     # what the table shows: the last stage's format, the contest's seed
@@ -249,7 +249,7 @@ def _sub_store(
 ) -> Store | None:
     if store is None:
         return None
-    from .store import DEFINITION, Store
+    from ..running.store import DEFINITION, Store
 
     path = Path(store.path, f"stage-{number}")
     if round_number is not None:
@@ -263,7 +263,7 @@ def _sub_store(
 
 
 def stage_report(outcome: StageOutcome) -> report.StageReport:
-    from . import report
+    from ..pure import report
 
     stage = outcome.stage
     rule = None
@@ -288,4 +288,4 @@ def stage_report(outcome: StageOutcome) -> report.StageReport:
 
 
 if TYPE_CHECKING:
-    from . import report
+    from ..pure import report

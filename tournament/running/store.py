@@ -22,9 +22,9 @@ from typing import IO
 import msgspec
 from leastscore.game import Event, write_log
 
-from . import config as configs
-from .config import TournamentConfig
-from .results import MatchResult, decode_result
+from ..pure import config as configs
+from ..pure.config import TournamentConfig
+from ..pure.results import MatchResult, decode_result
 
 DEFINITION = "tournament.json"
 RESULTS = "results.jsonl"

@@ -26,18 +26,18 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from . import report
-from .config import TournamentConfig
-from .per_deal import SprtRun, SprtSettings
-from .results import MatchResult
-from .runner import Runner
-from .stats import Tally
-from .store import Store
+from ..pure import report
+from ..pure.config import TournamentConfig
+from ..pure.per_deal import SprtRun, SprtSettings
+from ..pure.results import MatchResult
+from ..pure.stats import Tally
+from ..running.runner import Runner
+from ..running.store import Store
 
 if TYPE_CHECKING:
     from leastscore.server.app import Server
 
-    from .remote import Hall
+    from ..running.remote import Hall
 
 
 @dataclass
