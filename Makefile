@@ -84,7 +84,7 @@ soak: $(STAMP)
 LOCALE := leastscore/locale
 SOURCES := game protocol seats bots server client tournament leastscore
 catalogs: $(STAMP)
-	$(BIN)/pybabel extract -F babel.cfg -k _f --no-location --project=leastscore \
+	$(BIN)/pybabel extract -F babel.cfg -k _f -k Phrase --no-location --project=leastscore \
 		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \
 		-o $(LOCALE)/leastscore.pot $(SOURCES) server/web_static
 	$(BIN)/pybabel update -i $(LOCALE)/leastscore.pot -d $(LOCALE) -D leastscore \

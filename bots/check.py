@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from leastscore.game import Event, IllegalMove, Match, Move, Resigned, Rules, View
-from leastscore.game.narrate import ordinal
 from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.folders import Placed, place
+from leastscore.seats.narrate import ordinal
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment, Limits, Mode
 from leastscore.seats.seat import Seat, SeatFailed

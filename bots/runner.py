@@ -37,7 +37,6 @@ from leastscore.game import (
     RoundStarted,
     RoundVoid,
 )
-from leastscore.game.narrate import ordinal
 from leastscore.protocol import VERSION
 from leastscore.protocol.convert import move_to_wire
 from leastscore.protocol.messages import (
@@ -53,6 +52,7 @@ from leastscore.protocol.messages import (
     Welcome,
 )
 from leastscore.protocol.tracker import Tracker
+from leastscore.seats.narrate import ordinal
 
 from .base import Bot, watches
 from .view import BotView, DealMemory

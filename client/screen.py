@@ -27,11 +27,11 @@ from leastscore.game import (
     legal_discards,
 )
 from leastscore.game.cards import BY_NAME, NAMES, RANK, Card, hand_total
-from leastscore.game.narrate import describe, ordinal
 from leastscore.game.rules import house_rules_text
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
 from leastscore.protocol.text import shown
 from leastscore.protocol.tracker import Tracker
+from leastscore.seats.narrate import describe, ordinal
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from leastscore.lang import _
+from .phrase import Phrase
 
 SUITS = "CDHS"
 RANKS = "A23456789TJQK"
@@ -82,23 +82,25 @@ def parse_card(token: str) -> Card:
     text = token.strip().upper()
     if len(text) < 2:
         raise ValueError(
-            _("{token} is not a card: write rank then suit, like 7H or TS").format(
-                token=repr(token)
-            )
+            Phrase("{token} is not a card: write rank then suit, like 7H or TS", token=repr(token))
         )
     rank, suit = text[:-1], text[-1]
     suit = _SUIT_ALIASES.get(suit, suit)
     rank = _RANK_ALIASES.get(rank, rank)
     if rank not in RANKS or len(rank) != 1:
         raise ValueError(
-            _("{token} is not a card: unknown rank {rank} (ranks are A 2-9 T/10 J Q K)").format(
-                token=repr(token), rank=repr(rank)
+            Phrase(
+                "{token} is not a card: unknown rank {rank} (ranks are A 2-9 T/10 J Q K)",
+                token=repr(token),
+                rank=repr(rank),
             )
         )
     if suit not in SUITS:
         raise ValueError(
-            _("{token} is not a card: unknown suit {suit} (suits are C D H S)").format(
-                token=repr(token), suit=repr(suit)
+            Phrase(
+                "{token} is not a card: unknown suit {suit} (suits are C D H S)",
+                token=repr(token),
+                suit=repr(suit),
             )
         )
     return CARDS[RANKS.index(rank) * 4 + SUITS.index(suit)]

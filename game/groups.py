@@ -15,22 +15,21 @@ from itertools import combinations, product
 
 import msgspec
 
-from leastscore.lang import _
-
 from .cards import BIT, NAMES, RANK, VALUE, Card, cards_of
+from .phrase import Phrase
 from .rules import STANDARD, Rules
 
 
-def explain_discard(cards: Sequence[int], rules: Rules = STANDARD) -> str | None:
-    """Why ``cards`` may not be discarded together, or None if they may (in the process's
-    language: a server's is English)."""
+def explain_discard(cards: Sequence[int], rules: Rules = STANDARD) -> Phrase | None:
+    """Why ``cards`` may not be discarded together, or None if they may: an English
+    ``Phrase``, which an edge says in its reader's language."""
     n = len(cards)
     if n == 0:
-        return _("a discard needs at least one card")
+        return Phrase("a discard needs at least one card")
     seen: set[int] = set()
     for c in cards:
         if c in seen:
-            return _("{card} is listed twice: each card exists once").format(card=NAMES[c])
+            return Phrase("{card} is listed twice: each card exists once", card=NAMES[c])
         seen.add(c)
     if n == 1:
         return None
@@ -40,24 +39,25 @@ def explain_discard(cards: Sequence[int], rules: Rules = STANDARD) -> str | None
     if distinct == 1:
         if n in (2, 4):
             return None
-        return _("three of a kind is not a legal discard (sets are 2 or 4 cards of one rank)")
+        return Phrase("three of a kind is not a legal discard (sets are 2 or 4 cards of one rank)")
     if n == 5 and len(suits) == 1:
         return None  # a flush (and maybe a run too)
     if distinct == n and _consecutive(ranks):
         if n not in (3, 5):
-            return _("a run must be 3 or 5 cards, not {n}").format(n=n)
+            return Phrase("a run must be 3 or 5 cards, not {n}", n=n)
         if rules.runs_same_suit and len(suits) > 1:
-            return _("runs must be of one suit at this table")
+            return Phrase("runs must be of one suit at this table")
         return None
     if distinct == n and {1, 2, 13} <= set(ranks):
-        return _("a run does not wrap around from King through Ace to 2")
+        return Phrase("a run does not wrap around from King through Ace to 2")
     if n == 4 and len(suits) == 1:
-        return _("four cards of one suit are no flush (a flush is 5)")
+        return Phrase("four cards of one suit are no flush (a flush is 5)")
     if distinct == 2 and n == 4 and ranks.count(ranks[0]) == 2:
-        return _("two pairs of different ranks cannot be discarded together")
-    return _(
-        "{cards} is not a single card, a pair, four of a kind, a run of 3 or 5, or a flush of 5"
-    ).format(cards=" ".join(NAMES[c] for c in cards))
+        return Phrase("two pairs of different ranks cannot be discarded together")
+    return Phrase(
+        "{cards} is not a single card, a pair, four of a kind, a run of 3 or 5, or a flush of 5",
+        cards=" ".join(NAMES[c] for c in cards),
+    )
 
 
 def _consecutive(ranks: list[int]) -> bool:

@@ -51,7 +51,9 @@ class IllegalMove(Exception):
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason = str(reason)
+        """The English sentence as it goes on the wire: a plain ``str`` (a ``Phrase``
+        stays in ``args`` for an edge that translates it)."""
 
 
 class NotYourTurn(IllegalMove):

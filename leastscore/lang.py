@@ -7,8 +7,9 @@ to the process: ``use`` sets it once, from ``--lang`` or the locale. A server
 never sets one, so whatever it puts on the wire stays English; a client turns
 the fixed sentences it knows into its player's language as they arrive.
 
-Imports nothing of the project, so that every part may ask it (the moves in
-words in ``game.narrate`` are translated here too).
+Imports nothing of the project, so that every part that speaks may ask it. The
+engine speaks no language: the reasons it gives are English phrases (``game.phrase.Phrase``), which
+``say`` puts in the current language where a person reads them.
 """
 
 from __future__ import annotations
@@ -109,6 +110,15 @@ def speaking(code: str) -> Iterator[None]:
 def _(message: str) -> str:
     """``message`` in the current language (itself when the catalog lacks it)."""
     return _words.gettext(message)
+
+
+def say(text: str) -> str:
+    """A sentence the engine made (a ``game.phrase.Phrase``: it keeps its message and
+    values) in the current language; any other text as it is."""
+    message = getattr(text, "message", None)
+    if message is None:
+        return text
+    return _(message).format(**getattr(text, "values", {}))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -30,9 +30,9 @@ def show_match(
     from rich.table import Table
 
     from leastscore.game import Declared, MatchEnded, MatchStarted, RoundStarted
-    from leastscore.game.narrate import describe
     from leastscore.game.rules import house_rules_text
     from leastscore.protocol.text import shown
+    from leastscore.seats.narrate import describe
 
     console = Console(highlight=False, markup=False)  # a name "[/b]" is text, not markup
     names: Sequence[str] = ()

@@ -16,7 +16,7 @@ from leastscore.game import Card, Declare, Play, Rules, explain_discard, parse_c
 from leastscore.game.cards import NAMES, RANK
 from leastscore.game.rules import STANDARD
 
-from leastscore.lang import _, current
+from leastscore.lang import _, current, say
 
 
 class ParseError(ValueError):
@@ -146,7 +146,7 @@ def _the_card_to_take(cards: list[Card], ctx: Context) -> Card | None:
     reason = explain_discard(cards, ctx.rules)
     if reason is not None:
         raise ParseError(
-            _("{reason} (and then take deck or an open card).").format(reason=sentence(reason))
+            _("{reason} (and then take deck or an open card).").format(reason=sentence(say(reason)))
         )
     raise ParseError(_take_what(cards, ctx.open))
 
@@ -176,7 +176,7 @@ def _checked(cards: list[Card], take: Card | None, ctx: Context | None) -> Play:
                 raise ParseError(line.format(card=NAMES[c], cards=" ".join(alike)))
         reason = explain_discard(cards, ctx.rules)
         if reason is not None:
-            raise ParseError(sentence(reason) + ".")
+            raise ParseError(sentence(say(reason)) + ".")
         if take is not None and take not in ctx.open:
             if take in ctx.hand:
                 raise ParseError(
@@ -198,7 +198,7 @@ def _checked(cards: list[Card], take: Card | None, ctx: Context | None) -> Play:
     else:
         reason = explain_discard(cards)  # the standard rules allow the most
         if reason is not None:
-            raise ParseError(sentence(reason) + ".")
+            raise ParseError(sentence(say(reason)) + ".")
     return Play(tuple(sorted(cards)), take)
 
 
@@ -212,7 +212,7 @@ def _card(token: str, first: bool) -> Card:
                     word=repr(token)
                 )
             ) from None
-        raise ParseError(sentence(str(e)) + ".") from None
+        raise ParseError(sentence(say(e.args[0])) + ".") from None
 
 
 def _take_what(cards: Sequence[Card], open_cards: Sequence[Card]) -> str:

@@ -58,7 +58,7 @@ def messages(c: Catalog) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bo
 PAGE = ROOT / "server" / "web_static"
 """The web page's scripts, whose ``_("...")``, ``_f("...")`` and ``N_("...")`` are
 extracted too (the vendored codec is not)."""
-KEYWORDS = {**DEFAULT_KEYWORDS, "_f": None}
+KEYWORDS = {**DEFAULT_KEYWORDS, "_f": None, "Phrase": None}
 
 
 def code_messages() -> set[str]:

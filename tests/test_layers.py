@@ -5,7 +5,9 @@
 
 ``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
 (the players' language) import nothing of the project and count as one part;
-``game`` and ``protocol`` are pure; the seat layer knows no bot, server or
+``game`` and ``protocol`` are pure and speak no language (they may not import
+``leastscore.lang``: a reason the engine gives is an English ``Phrase`` that the
+edges translate); the seat layer knows no bot, server or
 client; the benchmarks may use everything and nothing uses them. Every import
 counts, also one inside a function. Inside a folder, the modules' imports as
 they run (those for type checking apart) form no cycle: none is closed by an
@@ -41,6 +43,8 @@ ROOMS: dict[str, list[str]] = {"tournament": ["pure", "running", "edges"]}
 """Folders split into rooms, each room importing only those before it."""
 ABOUT = ("about", "lang")
 """The command's modules that any part may import: they import nothing of the project."""
+SILENT = {"game", "protocol"}
+"""Parts that speak no language: they may not import ``leastscore.lang``."""
 
 
 def part_of(module: str) -> str | None:
@@ -110,6 +114,8 @@ def test_imports_point_down(folder: str, path: Path) -> None:
             continue
         if part not in BELOW[folder]:
             wrong.append(f"line {line}: {folder} imports {name} ({part} is not below {folder})")
+        elif folder in SILENT and name.startswith("leastscore.lang"):
+            wrong.append(f"line {line}: {folder} speaks no language (translate at the edge)")
     assert not wrong, f"{path.relative_to(ROOT)}:\n" + "\n".join(wrong)
 
 

@@ -44,7 +44,6 @@ from leastscore.game import (
     explain_discard,
     parse_cards,
 )
-from leastscore.game.narrate import describe, ordinal
 from leastscore.protocol.convert import turn_for
 from leastscore.protocol.messages import (
     Chat,
@@ -56,6 +55,7 @@ from leastscore.protocol.messages import (
     TableInfo,
 )
 from leastscore.protocol.tracker import Tracker
+from leastscore.seats.narrate import describe, ordinal
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -219,7 +219,7 @@ def _problems() -> Iterator[str]:
             raise AssertionError(f"{typed!r} was accepted")
     assert parse.parse("7h kunin 8s", ctx) == parse.parse("7h take 8s", ctx)
     for cards in ("KS KD KH", "6S 7S 8D 9H", "KS AD 2H", "2H 7H 9H JH", "KS KD QS QD"):
-        yield explain_discard(parse_cards(cards), Rules(runs_same_suit=True)) or ""
+        yield lang.say(explain_discard(parse_cards(cards), Rules(runs_same_suit=True)) or "")
     yield describe_move(Declare())
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from leastscore.game import Declared, Event, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
-from leastscore.game.narrate import describe
+from leastscore.seats.narrate import describe
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 

@@ -19,7 +19,7 @@ from leastscore.bots import make_bot
 from leastscore.bots.local import play_match
 from leastscore.game import Declared, Event, MatchEnded, Played, Resigned, RoundVoid, Rules
 from leastscore.game.events import MatchStarted, Standing
-from leastscore.game.narrate import describe
+from leastscore.seats.narrate import describe
 
 from leastscore.lang import HEARD, LANGUAGES, speaking, words
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from leastscore.lang import _, heard
-
-from .events import (
+from leastscore.game.events import (
     Declared,
     Event,
     MatchEnded,
@@ -23,6 +21,8 @@ from .events import (
     RoundStarted,
     RoundVoid,
 )
+
+from leastscore.lang import _, heard
 
 
 def ordinal(n: int) -> str:
