@@ -74,6 +74,10 @@ class CheckedMatch:
 
 @dataclass
 class CheckReport:
+    """What ``bot check`` found: the lines it printed, the problems that fail the check,
+    the warnings that do not, and each match and move time, so that the report and
+    ``--json`` say the same."""
+
     command: str
     settings: CheckSettings
     lines: list[str] = field(default_factory=list)

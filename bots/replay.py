@@ -32,6 +32,8 @@ Heard = msgspec.Struct | str | None
 
 @dataclass
 class ReplayReport:
+    """What ``bot replay`` found: a line per step and the problems that fail it."""
+
     command: str
     lines: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)

@@ -72,6 +72,9 @@ def matching(typed: str, options: Iterable[Candidate]) -> list[Candidate]:
 
 
 class MoveCompleter(Completer):
+    """Tab completion of the legal moves and commands for prompt_toolkit: the candidates
+    come from the client's current hand and open cards."""
+
     def __init__(self, options: Callable[[], list[Candidate]]) -> None:
         self.options = options
 

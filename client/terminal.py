@@ -26,6 +26,9 @@ from .screen import Look, fit, render
 
 
 class Terminal(Protocol):
+    """Where the client reads and shows: a real terminal (prompt_toolkit) or a plain
+    one (pipes, tests). The client's logic never touches a console directly."""
+
     look: Look
 
     def session(self) -> contextlib.AbstractContextManager[None]:

@@ -15,6 +15,11 @@ from .scoring import Standing
 
 
 class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", omit_defaults=True):
+    """Something that happened in a match, as every seat and the log record it.
+
+    One type per kind, tagged on the wire and in logs; ``seen_by`` cuts the copy a
+    seat may see, so hidden cards are removed in one place, by the engine itself."""
+
     def seen_by(self, seat: int | None) -> Event:
         """The copy of this event that ``seat`` may see (public events are shared)."""
         return self
@@ -31,6 +36,8 @@ class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", omit_defaul
 
 
 class MatchStarted(Event, frozen=True, tag="match_start"):
+    """A match began: the seats in order and the rules (the seed only in the full log)."""
+
     seats: tuple[str, ...]
     rules: Rules
     seed: int | None = None
@@ -62,6 +69,9 @@ class RoundStarted(Event, frozen=True, tag="round_start"):
 
 
 class Played(Event, frozen=True, tag="played"):
+    """A seat discarded and took a card: the open card it took, or the deck (whose card
+    only the mover's copy and the full log show)."""
+
     seat: int
     discard: tuple[str, ...]
     took: str | None

@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 class LazyGroup(click.Group):
+    """The ``leastscore`` command group, importing a subcommand's module only when it
+    runs, so ``leastscore --help`` and a quick command do not load the server, the
+    web view and Dask."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 

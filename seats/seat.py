@@ -63,6 +63,13 @@ class Gone(SeatFailed):
 
 
 class Seat(Protocol):
+    """A player in a match, whatever it is: a bot object, a person or program over TCP
+    or a WebSocket, a program on stdio.
+
+    Why one interface: the referee (``MatchCore``, run by ``MatchDriver``) treats every
+    player the same, so a timeout, an illegal move or a crash costs the same
+    whoever made it, and a new kind of player only writes these few methods."""
+
     name: str
 
     def send(self, events: Sequence[Event]) -> None:

@@ -30,6 +30,9 @@ REFRESH = 5.0
 
 
 class Announcer:
+    """Keeps the server's mDNS announcement true while it runs: registers it, refreshes
+    the table counts as they change, withdraws it at shutdown."""
+
     def __init__(self, server: Server, name: str) -> None:
         self.server = server
         self.name = name

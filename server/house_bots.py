@@ -24,6 +24,10 @@ from .thinking import ThinkingPool
 
 
 class HouseBots:
+    """The built-in bots a server seats: it checks a level asked for against the server's
+    caps (samples, thinking time) and seats heavy ones in the ``ThinkingPool``, so
+    that one table's thinking bot never stalls another's play."""
+
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.pool = ThinkingPool(config.thinkers, 2 * config.bot_think_time + 1.0)

@@ -102,6 +102,9 @@ class Option(NamedTuple):
 
 
 class CounterBot(Bot):
+    """The ``counter`` level: every card counted, each play valued by the total it is
+    expected to leave, declarations weighed against playing on (the module says how)."""
+
     name = "counter"
     heavy = True
 

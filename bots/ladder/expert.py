@@ -75,6 +75,10 @@ class GuessSetup:
 
 
 class ExpertBot(CounterBot):
+    """The ``expert`` level: ``counter`` with its close calls settled by sampling the
+    hidden cards (the module says how); heavy, so servers let it think in a process
+    of its own."""
+
     name = "expert"
 
     def __init__(

@@ -21,6 +21,9 @@ MEAN_DECK_VALUE = sum(VALUE) / 52  # 85/13, about 6.5
 
 
 class GreedyBot(Bot):
+    """The ``greedy`` level: sheds the most points it can, takes an open card that fits
+    or is cheap, declares at 5 or less; the baseline every bot should beat."""
+
     name = "greedy"
 
     def __init__(self, seed: int | None = None) -> None:

@@ -10,6 +10,9 @@ from ..base import Bot
 
 
 class RandomBot(Bot):
+    """The ``random`` level: any legal move, declaring whenever it may; the floor a bot
+    author first measures against."""
+
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:

@@ -33,6 +33,9 @@ _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "-_")
 
 
 class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One entrant as the organiser wrote it: its name, where its moves come from
+    (``spec``) and the folder it may see; what a worker process needs to seat it."""
+
     name: str
     spec: str
     """As written: ``builtin:greedy``, ``python:bots/mine.py:Mine``, ``cmd:"./bot -q"``."""

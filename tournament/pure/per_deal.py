@@ -118,6 +118,9 @@ def expected_score(elo: float) -> float:
 
 @dataclass(frozen=True)
 class SprtSettings:
+    """The bounds and error rates of a sequential test (``--sprt``): stop as soon as
+    the results say the rating difference is at least ``elo1`` or at most ``elo0``."""
+
     elo0: float
     elo1: float
     alpha: float = 0.05

@@ -46,6 +46,10 @@ class Fixture:
 
 
 class Schedule(Sequence[Fixture]):
+    """The fixtures of a tournament, each computed from its index (``schedule[i]``),
+    so that every worker and every resumed run agrees on fixture ``i`` without a list
+    being stored or sent."""
+
     def __init__(
         self,
         entrants: Sequence[str],

@@ -32,6 +32,9 @@ LOGS = "logs"
 
 
 class Store:
+    """A tournament's ``--out`` folder (the module says what is in it). Everything a run
+    keeps goes through here, so that a killed run resumes from what was written."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._out: IO[bytes] | None = None
