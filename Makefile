@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SUBPACKAGES := game protocol seats server client bots tournament
+SUBPACKAGES := game protocol seats server client bots tournament arena
 
 .PHONY: play test lint typecheck unit coverage bench fuzz soak catalogs vectors clean
 

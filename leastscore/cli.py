@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "history": ("leastscore.server.cli:history", "List recorded matches."),
     "bot": ("leastscore.bots.cli:bot", "Run, create and check bots (see BOTS.md)."),
     "tournament": ("leastscore.tournament.edges.cli:tournament", "Play a tournament between bots."),
+    "arena": ("leastscore.arena.cli:arena", "Run or enter a standing competition (ARENA.md)."),
     "protocol": (
         "leastscore.protocol.cli:protocol",
         "The wire protocol: print its JSON Schema (protocol schema).",

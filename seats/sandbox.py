@@ -181,8 +181,9 @@ class Containment:
         )
         return f"sandbox: {where}; processes by {counted}, memory by {memory}"
 
-    def argv(self, argv: Sequence[str], folder: str | None) -> list[str]:
-        """The command line that runs ``argv`` in ``folder`` under this containment.
+    def argv(self, argv: Sequence[str], folder: str | None, *, writable: bool = False) -> list[str]:
+        """The command line that runs ``argv`` in ``folder`` under this containment
+        (``writable``: the folder may be written to, as a build writes its own).
 
         Under bubblewrap the program sees what is shown to it and nothing else: the
         system (``folders.SYSTEM``), the runtime it runs on, its own folder, all
@@ -200,7 +201,7 @@ class Containment:
         shown = [*folders.runtime(), *self.see, *([extra] if extra else []), own]
         for path in shown[:-1]:
             wrapped += _show(path)
-        wrapped += ["--ro-bind", own, own]
+        wrapped += ["--bind" if writable else "--ro-bind", own, own]
         for path in self.hidden:
             if not folders.under(own, path) and any(folders.under(path, s) for s in shown):
                 wrapped += ["--tmpfs", path]

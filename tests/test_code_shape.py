@@ -9,7 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = ["game", "protocol", "seats", "bots", "server", "client", "tournament", "leastscore"]
+PRODUCT = [
+    *("game", "protocol", "seats", "bots", "server", "client", "tournament", "arena"),
+    "leastscore",
+]
 LONGEST = 60
 
 

@@ -28,7 +28,7 @@ def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     project = tmp_path / "lowball"
     assert sorted(p.name for p in project.iterdir()) == [
-        "README.md", "bot.py", "pytest.ini", "test_bot.py",
+        "README.md", "bot.py", "bot.toml", "pytest.ini", "test_bot.py",
     ]  # fmt: skip
     assert "class LowballBot(Bot):" in (project / "bot.py").read_text()
     tested = subprocess.run(
@@ -110,7 +110,7 @@ def test_a_c_bot_project_builds_and_passes_its_own_test(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     project = tmp_path / "lowc"
     assert sorted(p.name for p in project.iterdir()) == [
-        ".gitignore", "Makefile", "README.md", "bot.c", "leastscore.c", "leastscore.h",
+        ".gitignore", "Makefile", "README.md", "bot.c", "bot.toml", "leastscore.c", "leastscore.h",
         "test_vectors.c",
     ]  # fmt: skip
     env = plain_shell()  # make test runs the leastscore the project was made with

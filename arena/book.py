@@ -1,0 +1,270 @@
+"""The arena's book: authors, submissions and every table played, in SQLite.
+
+One file, ``DIR/arena.sqlite``, written in WAL mode with every change committed at
+once, so that a killed arena loses nothing but the tables being played; ``open``
+puts those back (a table in play is forgotten and played again later; a build in
+progress is built again). Tokens are kept only as their SHA-256: a token is 32
+random bytes, so a hash of it is as safe to keep as a password hash is slow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS authors (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT UNIQUE NOT NULL,
+    joined REAL NOT NULL,
+    disqualified TEXT
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL REFERENCES authors(name),
+    version INTEGER NOT NULL,
+    state TEXT NOT NULL,          -- waiting, accepted, rejected
+    submitted REAL NOT NULL,
+    log TEXT NOT NULL DEFAULT '',
+    run TEXT,
+    UNIQUE (author, version)
+);
+CREATE TABLE IF NOT EXISTS playing (
+    author TEXT PRIMARY KEY REFERENCES authors(name),
+    submission INTEGER NOT NULL REFERENCES submissions(id)
+);
+CREATE TABLE IF NOT EXISTS tables_played (
+    id INTEGER PRIMARY KEY,
+    seed INTEGER NOT NULL,
+    entrants TEXT NOT NULL,       -- JSON: the submissions at the table
+    state TEXT NOT NULL,          -- playing, done
+    started REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY,
+    table_id INTEGER NOT NULL REFERENCES tables_played(id),
+    seats TEXT NOT NULL,          -- JSON: submission ids in seat order
+    result TEXT NOT NULL          -- JSON: tournament.pure.results.MatchResult
+);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One version of an author's bot, as the book keeps it."""
+
+    id: int
+    author: str
+    version: int
+    state: str
+    submitted: float
+    log: str
+    run: str | None
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A finished match: its table, its seats (submission ids) and places by seat."""
+
+    table_id: int
+    seats: tuple[int, ...]
+    places: tuple[int, ...]
+    result: bytes
+
+
+class Book:
+    """The arena's one store of record. Why SQLite: one file the organiser can copy,
+    query and export, transactions that a kill -9 cannot tear, and no server to run."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+
+    @classmethod
+    def open(cls, path: Path) -> Book:
+        """The book, with what a kill interrupted put back: tables in play forgotten
+        (they are played again), submissions being built built again."""
+        book = cls(path)
+        with book.db:
+            book.db.execute(
+                "DELETE FROM matches WHERE table_id IN "
+                "(SELECT id FROM tables_played WHERE state = 'playing')"
+            )
+            book.db.execute("DELETE FROM tables_played WHERE state = 'playing'")
+            book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
+        return book
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- authors ----------------------------------------------------------------------
+
+    def invite(self, name: str) -> str:
+        """A new author's secret token (shown once; the book keeps its hash)."""
+        token = secrets.token_urlsafe(32)
+        try:
+            self.db.execute(
+                "INSERT INTO authors (name, token_hash, joined) VALUES (?, ?, ?)",
+                (name, token_hash(token), time.time()),
+            )
+        except sqlite3.IntegrityError:
+            raise ValueError(f"{name} is already an author") from None
+        return token
+
+    def author_of(self, token: str) -> str | None:
+        row = self.db.execute(
+            "SELECT name FROM authors WHERE token_hash = ? AND disqualified IS NULL",
+            (token_hash(token),),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def authors(self) -> list[tuple[str, str | None]]:
+        """Every author and why they were disqualified (None: they play)."""
+        return list(self.db.execute("SELECT name, disqualified FROM authors ORDER BY name"))
+
+    def disqualify(self, name: str, why: str) -> None:
+        with self.db:
+            found = self.db.execute(
+                "UPDATE authors SET disqualified = ? WHERE name = ?", (why, name)
+            ).rowcount
+            self.db.execute("DELETE FROM playing WHERE author = ?", (name,))
+        if not found:
+            raise ValueError(f"no author {name}")
+
+    # -- submissions ------------------------------------------------------------------
+
+    def submit(self, author: str) -> Submission:
+        """A new version of ``author``'s bot, waiting to be built."""
+        with self.db:
+            (last,) = self.db.execute(
+                "SELECT COALESCE(MAX(version), 0) FROM submissions WHERE author = ?", (author,)
+            ).fetchone()
+            cursor = self.db.execute(
+                "INSERT INTO submissions (author, version, state, submitted) "
+                "VALUES (?, ?, 'waiting', ?)",
+                (author, last + 1, time.time()),
+            )
+        assert cursor.lastrowid is not None
+        return self.submission(cursor.lastrowid)
+
+    def submission(self, id: int) -> Submission:
+        row = self.db.execute(
+            "SELECT id, author, version, state, submitted, log, run FROM submissions WHERE id = ?",
+            (id,),
+        ).fetchone()
+        if row is None:
+            raise KeyError(id)
+        return Submission(*row)
+
+    def submissions(self, author: str | None = None, state: str | None = None) -> list[Submission]:
+        rows = self.db.execute(
+            "SELECT id, author, version, state, submitted, log, run FROM submissions "
+            "WHERE (? IS NULL OR author = ?) AND (? IS NULL OR state = ?) ORDER BY id",
+            (author, author, state, state),
+        )
+        return [Submission(*row) for row in rows]
+
+    def start_building(self, id: int) -> None:
+        self.db.execute("UPDATE submissions SET state = 'building' WHERE id = ?", (id,))
+
+    def judged(self, id: int, accepted: bool, log: str, run: str | None) -> None:
+        """The build and check are over: an accepted version plays from now on."""
+        state = "accepted" if accepted else "rejected"
+        with self.db:
+            self.db.execute(
+                "UPDATE submissions SET state = ?, log = ?, run = ? WHERE id = ?",
+                (state, log, run, id),
+            )
+            if accepted:
+                self.db.execute(
+                    "INSERT INTO playing (author, submission) SELECT author, id FROM "
+                    "submissions WHERE id = ? AND author IN "
+                    "(SELECT name FROM authors WHERE disqualified IS NULL) "
+                    "ON CONFLICT (author) DO UPDATE SET submission = excluded.submission",
+                    (id,),
+                )
+
+    def roll_back(self, author: str, version: int) -> None:
+        """Play an earlier accepted version of ``author``'s bot again."""
+        row = self.db.execute(
+            "SELECT id FROM submissions WHERE author = ? AND version = ? AND state = 'accepted'",
+            (author, version),
+        ).fetchone()
+        if row is None:
+            raise ValueError(f"{author} has no accepted version {version}")
+        self.db.execute(
+            "INSERT INTO playing (author, submission) VALUES (?, ?) "
+            "ON CONFLICT (author) DO UPDATE SET submission = excluded.submission",
+            (author, row[0]),
+        )
+
+    def playing(self) -> dict[str, Submission]:
+        """Each author's version that plays now."""
+        rows = self.db.execute("SELECT author, submission FROM playing ORDER BY author")
+        return {author: self.submission(id) for author, id in rows.fetchall()}
+
+    # -- tables -----------------------------------------------------------------------
+
+    def begin_table(self, seed: int, entrants: list[int]) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO tables_played (seed, entrants, state, started) "
+            "VALUES (?, ?, 'playing', ?)",
+            (seed, msgspec.json.encode(entrants).decode(), time.time()),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def end_table(self, table_id: int, matches: list[tuple[tuple[int, ...], bytes]]) -> None:
+        """A table's matches, written with the table's end in one transaction."""
+        with self.db:
+            for seats, result in matches:
+                self.db.execute(
+                    "INSERT INTO matches (table_id, seats, result) VALUES (?, ?, ?)",
+                    (table_id, msgspec.json.encode(seats).decode(), result.decode()),
+                )
+            self.db.execute(
+                "UPDATE tables_played SET state = 'done', finished = ? WHERE id = ?",
+                (time.time(), table_id),
+            )
+
+    def played(self) -> list[PlayedMatch]:
+        """Every finished match, in the order they were written."""
+        out = []
+        rows = self.db.execute(
+            "SELECT m.table_id, m.seats, m.result FROM matches m JOIN tables_played t "
+            "ON t.id = m.table_id WHERE t.state = 'done' ORDER BY m.id"
+        )
+        for table_id, seats, result in rows:
+            decoded = msgspec.json.decode(result)
+            places = tuple(int(s["place"]) for s in decoded.get("seats", ()))
+            out.append(
+                PlayedMatch(table_id, tuple(msgspec.json.decode(seats)), places, result.encode())
+            )
+        return out
+
+    # -- settings ---------------------------------------------------------------------
+
+    def setting(self, key: str, default: str = "") -> str:
+        row = self.db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def set(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )

@@ -1,0 +1,183 @@
+"""``leastscore arena``: set up, run and enter a standing competition (ARENA.md).
+
+The organiser's commands act on the arena's folder and may run while ``arena serve``
+does (they write the same book); ``arena submit`` is the author's, over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .book import Book
+from .config import load
+
+NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+def _book(folder: Path) -> Book:
+    if not (folder / "arena.sqlite").exists():
+        raise click.UsageError(f"{folder} is no arena yet: start with arena invite or arena serve")
+    return Book(folder / "arena.sqlite")
+
+
+def _ready(folder: Path) -> Book:
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        load(folder)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    return Book.open(folder / "arena.sqlite")
+
+
+@click.group()
+def arena() -> None:
+    """A standing competition that authors submit bots to (see ARENA.md)."""
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("name")
+def invite(folder: Path, name: str) -> None:
+    """Make NAME an author and print their secret token (shown this once)."""
+    if not NAME.fullmatch(name):
+        raise click.UsageError("a name is 1 to 32 letters, digits, '-' or '_'")
+    try:
+        click.echo(_ready(folder).invite(name))
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True, help="Where to serve the pages.")
+@click.option("--port", default=8800, show_default=True, help="0: any free port.")
+def serve(folder: Path, host: str, port: int) -> None:
+    """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""
+    _ready(folder).close()
+    # the bots' commands and builds find this installation's leastscore on the PATH
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    from leastscore.seats.loop import run
+
+    run(_serve(folder, host, port))
+
+
+async def _serve(folder: Path, host: str, port: int) -> None:
+    from leastscore.server.web import WebSite
+
+    from .service import Arena
+    from .web import make_app
+
+    running = Arena(folder, load(folder))
+    site = WebSite(host, port)
+    await site.serve(make_app(running))
+    click.echo(f"arena: {site.address}", nl=True)
+    sys.stdout.flush()
+    try:
+        await running.run()
+    finally:
+        await site.stop()
+
+
+@arena.command()
+@click.argument("url")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--token", required=True, envvar="LEASTSCORE_ARENA_TOKEN", help="Your token.")
+@click.option("--wait/--no-wait", default=True, show_default=True, help="Wait for the verdict.")
+def submit(url: str, folder: Path, token: str, wait: bool) -> None:
+    """Send the bot in FOLDER to the arena at URL as a new version."""
+    from .upload import UploadRefused, pack
+
+    try:
+        archive = pack(folder)
+    except UploadRefused as e:
+        raise click.ClickException(str(e)) from None
+    sent = _call(url, "/api/submit", token, archive)
+    click.echo(f"sent as {sent['author']} v{sent['version']} ({len(archive):,} bytes)")
+    if not wait:
+        return
+    while True:
+        mine = {v["version"]: v for v in _call(url, "/api/mine", token)}
+        judged = mine[sent["version"]]
+        if judged["state"] in ("accepted", "rejected"):
+            click.echo(judged["log"], nl=False)
+            sys.exit(0 if judged["state"] == "accepted" else 1)
+        time.sleep(0.5)
+
+
+def _call(url: str, path: str, token: str, body: bytes | None = None) -> Any:
+    request = urllib.request.Request(
+        url.rstrip("/") + path, data=body, headers={"Authorization": f"Bearer {token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return json.load(answer)
+    except urllib.error.HTTPError as e:
+        raise click.ClickException(e.read().decode("utf-8", "replace") or str(e)) from None
+    except (urllib.error.URLError, OSError) as e:
+        raise click.ClickException(f"no arena at {url}: {e}") from None
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def pause(folder: Path) -> None:
+    """Start no new table (those being played finish)."""
+    _book(folder).set("paused", "yes")
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def resume(folder: Path) -> None:
+    """Play tables again after a pause."""
+    _book(folder).set("paused", "no")
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+@click.option("--why", required=True, help="Shown with the author's name.")
+def disqualify(folder: Path, name: str, why: str) -> None:
+    """Take NAME out of play for good (their token stops working)."""
+    try:
+        _book(folder).disqualify(name, why)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+@arena.command("roll-back")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("name")
+@click.argument("version", type=int)
+def roll_back(folder: Path, name: str, version: int) -> None:
+    """Play an earlier accepted version of NAME's bot again."""
+    try:
+        _book(folder).roll_back(name, version)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def export(folder: Path) -> None:
+    """Print the leaderboard and every match as JSON."""
+    from .standings import leaderboard
+
+    book = _book(folder)
+    config = load(folder)
+    authors = {s.id: s.author for s in book.submissions()}
+    rows = leaderboard(book.played(), book.playing(), authors, config.new_version)
+    matches = [
+        {"table": m.table_id, "seats": [authors[s] for s in m.seats], "places": list(m.places)}
+        for m in book.played()
+    ]
+    json.dump({"leaderboard": [r.__dict__ for r in rows], "matches": matches}, sys.stdout)
+    click.echo()

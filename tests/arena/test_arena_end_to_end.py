@@ -1,0 +1,218 @@
+"""An arena run as an organiser runs it: real processes, real sockets on loopback, the
+sandbox the machine has. Authors submit with ``arena submit``; the leaderboard finds
+the built-in levels' order; a broken version is rejected with its build log; a nosy
+one sees no other submission and only its author reads what it wrote; a kill -9
+loses nothing but the tables in play."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from leastscore.seats.sandbox import bwrap_path
+
+SETTINGS = "seats = 2\nthreshold = 30\nmove_time = 5.0\ntables_at_once = 2\ncheck_matches = 1\n"
+REFERENCE = """import sys
+from leastscore.bots import make_bot
+from leastscore.bots.stdio import run_stdio
+sys.exit(run_stdio(make_bot({level!r})))
+"""
+NOSY = """import os, sys
+here = os.getcwd()
+print("neighbours:", sorted(os.listdir(os.path.dirname(here))), file=sys.stderr)
+for path in ("../../greedy-ref/v1/bot.py", "../../../arena.sqlite"):
+    try:
+        open(os.path.join(here, path)).read()
+        print("read", path, file=sys.stderr)
+    except OSError as e:
+        print("could not read", path, type(e).__name__, file=sys.stderr)
+try:
+    open("mine.txt", "w").write("x")
+    print("wrote in its folder", file=sys.stderr)
+except OSError:
+    print("its folder is read-only", file=sys.stderr)
+sys.stderr.flush()
+""" + REFERENCE.format(level="greedy")
+
+
+def leastscore(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "leastscore", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def bot(folder: Path, source: str, build: str | None = None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(source)
+    lines = [f'run = "{sys.executable} bot.py"'] + ([f'build = "{build}"'] if build else [])
+    (folder / "bot.toml").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def get(url: str, token: str | None = None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
+        body = r.read()
+    return json.loads(body) if r.headers.get_content_type() == "application/json" else body
+
+
+def status(url: str, token: str | None = None) -> int:
+    try:
+        get(url, token)
+    except urllib.error.HTTPError as e:
+        return e.code
+    return 200
+
+
+class Served:
+    """``arena serve`` in a process of its own, on a free port of loopback."""
+
+    def __init__(self, folder: Path, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "leastscore", "arena", "serve", str(folder), "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line.startswith("arena: "), line
+        self.url = line.split()[1].rstrip("/")
+
+    def stop(self) -> None:
+        """As a crash or an operator's kill -9 ends it: no chance to tidy up."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def board(self) -> dict[str, dict[str, Any]]:
+        return {row["author"]: row for row in get(self.url + "/api/leaderboard")["rows"]}
+
+    def wait_for(self, enough: Any, seconds: float = 240) -> dict[str, dict[str, Any]]:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            board = self.board()
+            if enough(board):
+                return board
+            time.sleep(0.5)
+        raise AssertionError(f"not reached in {seconds} s: {self.board()}")
+
+
+@pytest.fixture
+def arena(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    (folder / "arena.toml").write_text(SETTINGS)
+    tokens = {}
+    for name in ("greedy-ref", "random-ref", "broken", "nosy"):
+        made = leastscore("arena", "invite", str(folder), name)
+        assert made.returncode == 0, made.stderr
+        tokens[name] = made.stdout.strip()
+    yield folder, tokens
+
+
+@pytest.mark.timeout(600)
+def test_an_arena_from_invitations_to_a_restart(
+    arena: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    folder, tokens = arena
+    served = Served(folder)
+    try:
+        for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
+            sent = leastscore(
+                "arena",
+                "submit",
+                served.url,
+                str(bot(tmp_path / name, REFERENCE.format(level=level))),
+                "--token",
+                tokens[name],
+            )
+            assert sent.returncode == 0, sent.stdout + sent.stderr
+            assert "accepted: it plays from now on" in sent.stdout
+        broken = bot(
+            tmp_path / "broken", REFERENCE.format(level="greedy"), "echo compiling; exit 3"
+        )
+        sent = leastscore("arena", "submit", served.url, str(broken), "--token", tokens["broken"])
+        assert sent.returncode == 1
+        assert "compiling" in sent.stdout and "rejected: the build failed" in sent.stdout
+        sent = leastscore(
+            "arena",
+            "submit",
+            served.url,
+            str(bot(tmp_path / "nosy", NOSY)),
+            "--token",
+            tokens["nosy"],
+        )
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        board = served.wait_for(
+            lambda b: len(b) == 3 and min(r["matches"] for r in b.values()) >= 8
+        )
+        assert "broken" not in board
+        assert board["greedy-ref"]["rating"] > board["random-ref"]["rating"]
+        assert board["nosy"]["rating"] > board["random-ref"]["rating"]
+        check_the_logs(served, folder, tokens)
+        again = bot(tmp_path / "random-v2", REFERENCE.format(level="random"))
+        sent = leastscore(
+            "arena", "submit", served.url, str(again), "--token", tokens["random-ref"]
+        )
+        assert sent.returncode == 0
+        served.wait_for(
+            lambda b: b["random-ref"]["version"] == 2 and b["random-ref"]["matches"] >= 2
+        )
+    finally:
+        served.stop()
+    before = json.loads(leastscore("arena", "export", str(folder)).stdout)
+    served = Served(folder)
+    try:
+        after = served.wait_for(
+            lambda b: (
+                sum(r["matches"] for r in b.values())
+                > sum(r["matches"] for r in before["leaderboard"]) + 4
+            )
+        )
+        assert set(after) == {"greedy-ref", "random-ref", "nosy"}
+        kept = json.loads(leastscore("arena", "export", str(folder)).stdout)["matches"]
+        assert kept[: len(before["matches"])] == before["matches"]
+    finally:
+        served.stop()
+
+
+def check_the_logs(served: Served, folder: Path, tokens: dict[str, str]) -> None:
+    mine = get(served.url + "/api/mine", tokens["broken"])
+    assert mine[0]["state"] == "rejected" and "exited with status 3" in mine[0]["log"]
+    assert status(served.url + "/api/mine") == 401
+    assert status(served.url + "/api/mine", "not-a-token") == 401
+    nosy_tables = sorted(p.parent.name for p in folder.glob("tables/*/nosy.main.stderr"))
+    assert nosy_tables
+    table = nosy_tables[0]
+    said = get(f"{served.url}/api/stderr/{table}", tokens["nosy"]).decode()
+    assert status(f"{served.url}/api/stderr/{table}") == 401
+    others = [
+        n
+        for n in ("greedy-ref", "random-ref")
+        if not (folder / "tables" / table / f"{n}.main.stderr").exists()
+    ]
+    for name in others:  # their token opens their own logs only: nothing of theirs here
+        assert status(f"{served.url}/api/stderr/{table}", tokens[name]) == 404
+    if bwrap_path() is not None:
+        assert "neighbours: ['v1']" in said, said
+        assert "could not read ../../greedy-ref/v1/bot.py" in said, said
+        assert "could not read ../../../arena.sqlite" in said, said
+        assert "its folder is read-only" in said, said
+    page = get(served.url + "/").decode()
+    assert "greedy-ref" in page and "nosy" in page
+    assert status(served.url + "/entrant/nobody") == 404
+    entrant = get(served.url + "/api/entrant/nosy")
+    assert entrant["versions"] == [{"version": 1, "state": "accepted"}] and entrant["recent"]
