@@ -78,6 +78,7 @@ class Submission:
 class PlayedMatch:
     """A finished match: its table, its seats (submission ids) and places by seat."""
 
+    id: int
     table_id: int
     seats: tuple[int, ...]
     places: tuple[int, ...]
@@ -241,20 +242,25 @@ class Book:
                 (time.time(), table_id),
             )
 
-    def played(self) -> list[PlayedMatch]:
-        """Every finished match, in the order they were written."""
+    def played(self, where: str = "TRUE", values: tuple[object, ...] = ()) -> list[PlayedMatch]:
+        """Every finished match (those ``where`` holds for), in the order they were written."""
         out = []
         rows = self.db.execute(
-            "SELECT m.table_id, m.seats, m.result FROM matches m JOIN tables_played t "
-            "ON t.id = m.table_id WHERE t.state = 'done' ORDER BY m.id"
+            "SELECT m.id, m.table_id, m.seats, m.result FROM matches m JOIN tables_played t "
+            f"ON t.id = m.table_id WHERE t.state = 'done' AND ({where}) ORDER BY m.id",
+            values,
         )
-        for table_id, seats, result in rows:
+        for id, table_id, seats, result in rows:
             decoded = msgspec.json.decode(result)
             places = tuple(int(s["place"]) for s in decoded.get("seats", ()))
-            out.append(
-                PlayedMatch(table_id, tuple(msgspec.json.decode(seats)), places, result.encode())
-            )
+            seated = tuple(msgspec.json.decode(seats))
+            out.append(PlayedMatch(id, table_id, seated, places, result.encode()))
         return out
+
+    def match(self, id: int) -> PlayedMatch | None:
+        """One finished match, or None."""
+        found = self.played("m.id = ?", (id,))
+        return found[0] if found else None
 
     # -- settings ---------------------------------------------------------------------
 

@@ -4,7 +4,9 @@ through the tournament's own seats and referee (``tournament.running``).
 Each entrant runs its accepted version from that version's folder, contained as a
 tournament contains programs: under bubblewrap it sees the system and its own
 folder, read-only, and no other submission, not even by name. Its standard error
-goes to a file of the table's, which the arena shows to that author alone.
+goes to a file of the table's, which the arena shows to that author alone; each
+match's full log is kept beside them (``logs/``), and shown only as a spectator
+sees it, once the table is over.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from leastscore.tournament.pure.entrants import make_entrant
 from leastscore.tournament.pure.results import encode_result
 from leastscore.tournament.running.lineup import Lineup, contain
 from leastscore.tournament.running.play import play_safely
+from leastscore.tournament.running.store import Store
 
 from .config import ArenaConfig
 
@@ -55,6 +58,8 @@ async def play_table(
     lineup = Lineup(
         tournament, stderr_dir=stderr_dir, containment=contain(tournament, [str(stderr_dir)])
     )
+    logs = Store(stderr_dir)  # each match's full log, for its replay: logs/000000.jsonl, ...
+    logs.log_path(0).parent.mkdir(exist_ok=True)
     by_author = {e.author: e.submission for e in entrants}
     fixtures = list(tournament.schedule())
     if not config.deal_rotations:
@@ -62,7 +67,7 @@ async def play_table(
     played = []
     try:
         for fixture in fixtures:
-            result = await play_safely(fixture, tournament, lineup)
+            result = await play_safely(fixture, tournament, lineup, logs)
             played.append((tuple(by_author[a] for a in fixture.seats), encode_result(result)))
     finally:
         await lineup.close()

@@ -1,11 +1,12 @@
 """The arena's web pages and its small HTTP API.
 
-Anyone may read the leaderboard (``/``, ``/api/leaderboard``) and an entrant's page
-(``/entrant/NAME``, ``/api/entrant/NAME``). With their token (``Authorization:
-Bearer TOKEN``) an author submits (``POST /api/submit``, a gzipped tar of the bot's
-folder), reads the build and check of their own versions (``/api/mine``) and the
-standard error their program wrote at a table (``/api/stderr/TABLE``); no token
-opens another author's logs.
+Anyone may read the leaderboard (``/``, ``/api/leaderboard``), an entrant's page
+(``/entrant/NAME``, ``/api/entrant/NAME``) and every finished match's replay
+(``/replay/ID``, ``/api/replay/ID``: a spectator's copy of each event, no hand).
+With their token (``Authorization: Bearer TOKEN``) an author submits (``POST
+/api/submit``, a gzipped tar of the bot's folder), reads the build and check of
+their own versions (``/api/mine``) and the standard error their program wrote at a
+table (``/api/stderr/TABLE``); no token opens another author's logs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from typing import Any
 
 import msgspec
 from aiohttp import web
+from leastscore.game import Event, MatchStarted, RoundStarted, read_log
+from leastscore.seats.narrate import describe
+from leastscore.server.web import spectator_log
 from leastscore.server.web_turn import json_reply
 
 from .service import Arena
@@ -34,6 +38,8 @@ def make_app(arena: Arena) -> web.Application:
     app.router.add_post("/api/submit", submit)
     app.router.add_get("/api/mine", mine)
     app.router.add_get("/api/stderr/{table}", stderr)
+    app.router.add_get("/replay/{id}", replay_page)
+    app.router.add_get("/api/replay/{id}", replay_data)
     return app
 
 
@@ -91,25 +97,45 @@ async def stderr(request: web.Request) -> web.Response:
     return web.Response(body=path.read_bytes(), content_type="text/plain", charset="utf-8")
 
 
+FAULTS = ("timeouts", "illegal", "crashes")
+
+
 def _entrant(arena: Arena, name: str) -> dict[str, Any]:
     subs = arena.book.submissions(author=name)
     if not subs:
         raise web.HTTPNotFound(text=f"no entrant {name}")
     ids = {s.id for s in subs}
-    recent = [m for m in arena.book.played() if ids & set(m.seats)][-20:]
+    recent = []
+    faults = dict.fromkeys(FAULTS, 0)
+    failures: dict[str, int] = {}
+    cpu = 0.0
+    for m in arena.book.played():
+        seat = next((i for i, s in enumerate(m.seats) if s in ids), None)
+        result = msgspec.json.decode(m.result)
+        if seat is None or not result["seats"]:
+            continue
+        mine = result["seats"][seat]
+        for kind in FAULTS:
+            faults[kind] += mine.get(kind, 0)
+        for kind, n in mine.get("failures", {}).items():
+            failures[kind] = failures.get(kind, 0) + n
+        cpu += mine.get("cpu_seconds", 0.0)
+        recent.append(
+            {
+                "match": m.id,
+                "table": m.table_id,
+                "place": m.places[seat],
+                "of": len(m.places),
+                "faults": sum(mine.get(k, 0) for k in FAULTS),
+            }
+        )
     return {
         "author": name,
         "versions": [{"version": s.version, "state": s.state} for s in subs],
         "board": [_row(r) for r in arena.board() if r.author == name],
-        "recent": [
-            {
-                "table": m.table_id,
-                "seat": next(i for i, s in enumerate(m.seats) if s in ids),
-                "places": list(m.places),
-                "result": msgspec.json.decode(m.result),
-            }
-            for m in recent
-        ],
+        "faults": {**faults, "by_kind": failures},
+        "cpu_seconds": round(cpu, 3),
+        "recent": recent[-20:],
     }
 
 
@@ -151,11 +177,51 @@ async def leaderboard_page(request: web.Request) -> web.Response:
 async def entrant_page(request: web.Request) -> web.Response:
     data = _entrant(request.app[ARENA], request.match_info["name"])
     name = html.escape(data["author"])
-    parts = ["<h2>Versions</h2><ul>"]
+    faults = ", ".join(f"{n} {kind}" for kind, n in data["faults"].items() if kind in FAULTS)
+    parts = [f"<p>Faults: {faults}. CPU: {data['cpu_seconds']:.1f} s.</p><h2>Versions</h2><ul>"]
     parts += [f"<li>v{v['version']}: {html.escape(v['state'])}</li>" for v in data["versions"]]
     parts.append("</ul><h2>Recent matches</h2><ul>")
     for m in reversed(data["recent"]):
-        place = m["places"][m["seat"]] if m["places"] else "aborted"
-        parts.append(f"<li>table {m['table']}: place {place} of {len(m['places'])}</li>")
+        parts.append(
+            f'<li><a href="/replay/{m["match"]}">match {m["match"]}</a> (table {m["table"]}): '
+            f"place {m['place']} of {m['of']}</li>"
+        )
     parts.append('</ul><p><a href="/">the leaderboard</a></p>')
-    return web.Response(text=PAGE.format(title=name, body="".join(parts)), content_type="text/html")
+    page = PAGE.format(title=name, body="".join(parts))
+    return web.Response(text=page, content_type="text/html")
+
+
+def _spectated(arena: Arena, ident: str) -> tuple[int, list[Event]]:
+    """A finished match's id and its events as a spectator saw them."""
+    try:
+        match = arena.book.match(int(ident))
+    except ValueError:
+        match = None
+    if match is None:
+        raise web.HTTPNotFound(text=f"no finished match {ident}")
+    fixture = int(msgspec.json.decode(match.result)["fixture"])
+    path = arena.table_folder(match.table_id) / "logs" / f"{fixture:06d}.jsonl"
+    if not path.is_file():
+        raise web.HTTPNotFound(text=f"match {ident} has no log")
+    with open(path, "rb") as f:
+        return match.id, [event.seen_by(None) for event in read_log(f)]
+
+
+async def replay_data(request: web.Request) -> web.Response:
+    match_id, events = _spectated(request.app[ARENA], request.match_info["id"])
+    return json_reply({"match": match_id, "steps": spectator_log(events)})
+
+
+async def replay_page(request: web.Request) -> web.Response:
+    match_id, events = _spectated(request.app[ARENA], request.match_info["id"])
+    names: list[str] = []
+    parts = ["<ol>"]
+    for event in events:
+        if isinstance(event, MatchStarted):
+            names = list(event.seats)
+        elif isinstance(event, RoundStarted):
+            parts.append(f"</ol><h2>Round {event.round}</h2><ol>")
+        parts.append(f"<li>{html.escape(describe(event, names))}</li>")
+    parts.append('</ol><p><a href="/">the leaderboard</a></p>')
+    page = PAGE.format(title=f"Match {match_id}", body="".join(parts))
+    return web.Response(text=page, content_type="text/html")

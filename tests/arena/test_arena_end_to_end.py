@@ -216,3 +216,11 @@ def check_the_logs(served: Served, folder: Path, tokens: dict[str, str]) -> None
     assert status(served.url + "/entrant/nobody") == 404
     entrant = get(served.url + "/api/entrant/nosy")
     assert entrant["versions"] == [{"version": 1, "state": "accepted"}] and entrant["recent"]
+    replay = get(f"{served.url}/api/replay/{entrant['recent'][0]['match']}")
+    kinds = {step["event"]["type"] for step in replay["steps"]}
+    assert {"match_start", "round_start", "played", "match_end"} <= kinds
+    for step in replay["steps"]:  # a spectator's copy: no hand at the deal, no card drawn
+        event = step["event"]
+        assert event["type"] != "round_start" or not any(event["hands"]), event
+        assert "drawn" not in event, event
+    assert status(served.url + "/api/replay/999999") == 404

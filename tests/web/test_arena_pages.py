@@ -1,0 +1,87 @@
+"""The arena's pages in a real browser: the leaderboard, an entrant's page and a replay,
+reached by clicking as a visitor would; the replay shows no card a spectator could not
+have seen (checked against the match's full log)."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+pytest.importorskip("aiohttp", reason="the arena's pages need aiohttp: pip install leastscore[web]")
+
+from leastscore.arena.book import Book
+from leastscore.game import Played, RoundStarted, read_log
+
+from ..arena.test_arena_end_to_end import REFERENCE, Served, bot, leastscore
+from .conftest import screenshot_path
+
+
+def secret_in_each_line(log: Path) -> list[set[str]]:
+    """By event of the full log: the cards it holds that its spectator copy does not (the
+    hands at a deal, the card drawn from the deck)."""
+    with open(log, "rb") as f:
+        events = read_log(f)
+    out = []
+    for event in events:
+        secret: set[str] = set()
+        if isinstance(event, RoundStarted):
+            secret = {c for hand in event.hands if hand for c in hand} - set(event.open)
+        elif isinstance(event, Played) and event.drawn:
+            secret = {event.drawn}
+        public = msgspec.json.encode(event.seen_by(None)).decode()
+        out.append({c for c in secret if f'"{c}"' not in public})
+    return out
+
+
+@pytest.mark.timeout(300)
+async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
+    browser: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    (folder / "arena.toml").write_text("seats = 2\nthreshold = 40\ncheck_matches = 1\n")
+    served = Served(folder)
+    try:
+        for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
+            token = leastscore("arena", "invite", str(folder), name).stdout.strip()
+            made = bot(tmp_path / name, REFERENCE.format(level=level))
+            sent = leastscore("arena", "submit", served.url, str(made), "--token", token)
+            assert sent.returncode == 0, sent.stdout + sent.stderr
+        served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 3)
+        leastscore("arena", "pause", str(folder))
+        time.sleep(1.5)  # the arena reads the book again within a second
+        page = await browser.new_page(viewport={"width": 390, "height": 844})
+        await page.goto(served.url + "/")
+        rows = await page.locator("table tr").all_inner_texts()
+        assert rows[1].split("\t")[1].startswith("greedy-ref"), rows
+        assert "The arena is paused." in await page.inner_text("body")
+        await page.click("text=greedy-ref")
+        await page.wait_for_selector("text=Recent matches")
+        assert re.search(r"Faults: \d+ timeouts", await page.inner_text("body"))
+        await page.locator("a[href^='/replay/']").first.click()
+        await page.wait_for_selector("h2:has-text('Round 1')")
+        text = await page.inner_text("body")
+        lines = await page.locator("li").all_inner_texts()
+        assert "Match of greedy-ref, random-ref to 40 points" in text or "Match of random" in text
+        match_id = int(page.url.rsplit("/", 1)[1])
+        if (shot := screenshot_path("arena-replay")) is not None:
+            await page.screenshot(path=str(shot), full_page=True)
+    finally:
+        served.stop()
+    played = Book(folder / "arena.sqlite").match(match_id)
+    assert played is not None
+    fixture = msgspec.json.decode(played.result)["fixture"]
+    log = folder / "tables" / str(played.table_id) / "logs" / f"{fixture:06d}.jsonl"
+    secrets = secret_in_each_line(log)
+    assert len(secrets) == len(lines) and any(secrets)
+    leaked = [
+        (line, sorted(c for c in secret if re.search(rf"\b{c}\b", line)))
+        for line, secret in zip(lines, secrets, strict=True)
+        if any(re.search(rf"\b{c}\b", line) for c in secret)
+    ]
+    assert not leaked, f"the replay shows cards a spectator could not see: {leaked[:3]}"
