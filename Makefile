@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.server --connections 1000 --seconds 10 --think 100
 	$(BIN)/python -m bench.web
 	$(BIN)/python -m bench.tournament
+	$(BIN)/python -m bench.arena
 	$(BIN)/python -m bench.sandbox
 	$(BIN)/python -m bench.ladder --matches 200 --seats 4 --seats 2
 

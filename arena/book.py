@@ -53,8 +53,20 @@ CREATE TABLE IF NOT EXISTS matches (
     seats TEXT NOT NULL,          -- JSON: submission ids in seat order
     result TEXT NOT NULL          -- JSON: tournament.pure.results.MatchResult
 );
+CREATE TABLE IF NOT EXISTS stderr (
+    table_id INTEGER NOT NULL REFERENCES tables_played(id),
+    author TEXT NOT NULL,
+    path TEXT NOT NULL,           -- the program's standard error file
+    start INTEGER NOT NULL,       -- the table's part of it: bytes start to end
+    end INTEGER NOT NULL,
+    PRIMARY KEY (table_id, author)
+);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+FAULTS = ("timeouts", "illegal", "crashes")
+"""What a seat's result counts as its faults on the leaderboard."""
 
 
 def token_hash(token: str) -> str:
@@ -82,6 +94,9 @@ class PlayedMatch:
     table_id: int
     seats: tuple[int, ...]
     places: tuple[int, ...]
+    """By seat; empty for an aborted match."""
+    faults: tuple[int, ...]
+    """By seat: timeouts, illegal moves and crashes."""
     result: bytes
 
 
@@ -92,6 +107,7 @@ class Book:
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process loses nothing in WAL
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
 
@@ -101,10 +117,11 @@ class Book:
         (they are played again), submissions being built built again."""
         book = cls(path)
         with book.db:
-            book.db.execute(
-                "DELETE FROM matches WHERE table_id IN "
-                "(SELECT id FROM tables_played WHERE state = 'playing')"
-            )
+            for child in ("matches", "stderr"):
+                book.db.execute(
+                    f"DELETE FROM {child} WHERE table_id IN "
+                    "(SELECT id FROM tables_played WHERE state = 'playing')"
+                )
             book.db.execute("DELETE FROM tables_played WHERE state = 'playing'")
             book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
         return book
@@ -229,9 +246,21 @@ class Book:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def end_table(self, table_id: int, matches: list[tuple[tuple[int, ...], bytes]]) -> None:
-        """A table's matches, written with the table's end in one transaction."""
+    def end_table(
+        self,
+        table_id: int,
+        matches: list[tuple[tuple[int, ...], bytes]],
+        stderr: dict[str, tuple[str, int, int]] | None = None,
+    ) -> None:
+        """A table's matches (and where each author's standard error for it lies),
+        written with the table's end in one transaction."""
         with self.db:
+            for author, (path, start, end) in (stderr or {}).items():
+                self.db.execute(
+                    "INSERT INTO stderr (table_id, author, path, start, end) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (table_id, author, path, start, end),
+                )
             for seats, result in matches:
                 self.db.execute(
                     "INSERT INTO matches (table_id, seats, result) VALUES (?, ?, ?)",
@@ -252,10 +281,21 @@ class Book:
         )
         for id, table_id, seats, result in rows:
             decoded = msgspec.json.decode(result)
-            places = tuple(int(s["place"]) for s in decoded.get("seats", ()))
+            by_seat = decoded.get("seats", ())
+            places = tuple(int(s["place"]) for s in by_seat)
+            faults = tuple(sum(int(s.get(k, 0)) for k in FAULTS) for s in by_seat)
             seated = tuple(msgspec.json.decode(seats))
-            out.append(PlayedMatch(id, table_id, seated, places, result.encode()))
+            out.append(PlayedMatch(id, table_id, seated, places, faults, result.encode()))
         return out
+
+    def stderr(self, table_id: int, author: str) -> tuple[str, int, int] | None:
+        """Where ``author``'s standard error at a table lies (file, start, end), if they
+        played there."""
+        row = self.db.execute(
+            "SELECT path, start, end FROM stderr WHERE table_id = ? AND author = ?",
+            (table_id, author),
+        ).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]), int(row[2]))
 
     def match(self, id: int) -> PlayedMatch | None:
         """One finished match, or None."""

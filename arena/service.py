@@ -11,22 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
 import shutil
+import time
+from dataclasses import replace
 from pathlib import Path
 
 from .book import Book, Submission
 from .config import ArenaConfig
 from .intake import judge, receive
 from .matchmaker import Standing, next_table
-from .standings import Row, leaderboard
-from .tables import Seated, play_table
+from .standings import Ledger, Row
+from .tables import Seated, Tables
 
 log = logging.getLogger("leastscore.arena")
 
 IDLE = 1.0
 """Seconds a loop with nothing to do waits before it looks at the book again."""
+INTERVALS_EVERY = 5.0
+"""Seconds between two bootstraps of the intervals: the ratings are fitted again after
+every table, the intervals (a hundred times the work) at most this often."""
 
 
 class Arena:
@@ -42,6 +48,11 @@ class Arena:
         self.book = Book.open(folder / "arena.sqlite")
         self.changed = asyncio.Event()
         self._board: list[Row] | None = None
+        self._spans: dict[str, tuple[float | None, float | None]] = {}
+        self._spans_at = -math.inf
+        self._ledger = Ledger(config.new_version)
+        self._last_match = 0
+        """The last match the ledger holds (matches are never undone)."""
         self._rng = random.Random(secrets.randbits(64))
 
     def submission_folder(self, submission: Submission) -> Path:
@@ -96,41 +107,60 @@ class Arena:
 
     # -- tables -------------------------------------------------------------------------
 
-    async def tables(self) -> None:
-        """Play the next table the matchmaker chooses, one after another, forever."""
-        while True:
-            chosen = [] if self.paused else self._choose()
-            if not chosen:
-                await self._idle()
-                continue
-            seed = secrets.randbits(63)
-            table_id = self.book.begin_table(seed, [s.submission for s in chosen])
-            played = await play_table(chosen, seed, self.config, self.table_folder(table_id))
-            self.book.end_table(table_id, played)
-            self.poke()
+    async def tables(self, slot: int) -> None:
+        """Play the next table the matchmaker chooses, one after another, forever (the
+        ``slot``-th of ``tables_at_once``, with programs of its own)."""
+        tables = Tables(self.config, self.folder / "programs" / str(slot))
+        try:
+            while True:
+                everyone = [] if self.paused else self._everyone()
+                chosen = self._choose(everyone)
+                if not chosen:
+                    await self._idle()
+                    continue
+                seed = secrets.randbits(63)
+                table_id = self.book.begin_table(seed, [s.submission for s in chosen])
+                played = await tables.play(chosen, everyone, seed, self.table_folder(table_id))
+                self.book.end_table(table_id, played.matches, played.stderr)
+                self.poke()
+        finally:
+            await tables.close()
 
-    def _choose(self) -> list[Seated]:
-        playing = self.book.playing()
+    def _everyone(self) -> list[Seated]:
+        """Every entrant that plays now, as a table seats it."""
+        return [
+            Seated(sub.id, author, self.submission_folder(sub), sub.run or "")
+            for author, sub in self.book.playing().items()
+        ]
+
+    def _choose(self, everyone: list[Seated]) -> list[Seated]:
         board = {row.author: row for row in self.board()}
         standings = [
-            Standing(sub.id, board[a].rating, board[a].width, board[a].matches)
-            for a, sub in playing.items()
-            if a in board
-        ]
-        ids = next_table(standings, self.config.seats, self._rng)
-        subs = {sub.id: sub for sub in playing.values()}
-        return [
-            Seated(i, subs[i].author, self.submission_folder(subs[i]), subs[i].run or "")
-            for i in ids
-        ]
+            Standing(e.submission, board[e.author].rating, board[e.author].width,
+                     board[e.author].matches)
+            for e in everyone
+            if e.author in board
+        ]  # fmt: skip
+        by_id = {e.submission: e for e in everyone}
+        return [by_id[i] for i in next_table(standings, self.config.seats, self._rng)]
 
     def board(self) -> list[Row]:
-        """The leaderboard (worked out again only after a change)."""
+        """The leaderboard (worked out again only after a change; its intervals at most
+        every ``INTERVALS_EVERY`` seconds, those of the last bootstrap shown between)."""
         if self._board is None:
             authors = {s.id: s.author for s in self.book.submissions()}
-            self._board = leaderboard(
-                self.book.played(), self.book.playing(), authors, self.config.new_version
-            )
+            new = self.book.played("m.id > ?", (self._last_match,))
+            self._ledger.add(new, authors)
+            self._last_match = new[-1].id if new else self._last_match
+            now = time.monotonic()
+            fresh = now - self._spans_at >= INTERVALS_EVERY
+            rows = self._ledger.rows(self.book.playing(), authors, with_intervals=fresh)
+            if fresh:
+                self._spans = {r.author: (r.low, r.high) for r in rows}
+                self._spans_at = now
+            self._board = [replace(r, low=self._spans.get(r.author, (None, None))[0],
+                                   high=self._spans.get(r.author, (None, None))[1])
+                           for r in rows]  # fmt: skip
         return self._board
 
     async def _idle(self) -> None:
@@ -144,5 +174,5 @@ class Arena:
         """The intake and ``tables_at_once`` table loops, until cancelled."""
         async with asyncio.TaskGroup() as group:
             group.create_task(self.intake())
-            for _ in range(self.config.tables_at_once):
-                group.create_task(self.tables())
+            for slot in range(self.config.tables_at_once):
+                group.create_task(self.tables(slot))

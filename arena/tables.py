@@ -1,11 +1,14 @@
-"""One arena table: a deal played from every seat by the entrants the matchmaker chose,
+"""Arena tables: a deal played from every seat by the entrants the matchmaker chose,
 through the tournament's own seats and referee (``tournament.running``).
 
 Each entrant runs its accepted version from that version's folder, contained as a
 tournament contains programs: under bubblewrap it sees the system and its own
-folder, read-only, and no other submission, not even by name. Its standard error
-goes to a file of the table's, which the arena shows to that author alone; each
-match's full log is kept beside them (``logs/``), and shown only as a spectator
+folder, read-only, and no other submission, not even by name. A program lives on
+from table to table, as in a tournament (starting one costs more than a match), and
+is started afresh when it forfeits or a new version replaces it. Its standard error
+goes to one file per program start; each table notes where in that file its part
+begins and ends, so an author reads what their program wrote at any one table.
+Each match's full log is kept (``tables/ID/logs/``), shown only as a spectator
 sees it, once the table is over.
 """
 
@@ -18,6 +21,7 @@ from pathlib import Path
 from leastscore.tournament.pure.config import TournamentConfig
 from leastscore.tournament.pure.entrants import make_entrant
 from leastscore.tournament.pure.results import encode_result
+from leastscore.tournament.pure.schedule import Schedule
 from leastscore.tournament.running.lineup import Lineup, contain
 from leastscore.tournament.running.play import play_safely
 from leastscore.tournament.running.store import Store
@@ -36,39 +40,88 @@ class Seated:
     run: str
 
 
-async def play_table(
-    entrants: Sequence[Seated], seed: int, config: ArenaConfig, stderr_dir: Path
-) -> list[tuple[tuple[int, ...], bytes]]:
-    """Play the table: each match's seats (submission ids, in seat order) and result."""
-    tournament = TournamentConfig(
-        entrants=tuple(
-            make_entrant(e.author, f'cmd:"{e.run}"', str(e.folder), folder=str(e.folder))
-            for e in entrants
-        ),
-        seed=seed,
-        seats=len(entrants),
-        deals=1,
-        groups=(tuple(e.author for e in entrants),),
-        rules=config.game_rules(),
-        move_time=config.move_time,
-        sandbox=config.sandbox,
-        limits=config.limits,
-    )
-    stderr_dir.mkdir(parents=True, exist_ok=True)
-    lineup = Lineup(
-        tournament, stderr_dir=stderr_dir, containment=contain(tournament, [str(stderr_dir)])
-    )
-    logs = Store(stderr_dir)  # each match's full log, for its replay: logs/000000.jsonl, ...
-    logs.log_path(0).parent.mkdir(exist_ok=True)
-    by_author = {e.author: e.submission for e in entrants}
-    fixtures = list(tournament.schedule())
-    if not config.deal_rotations:
-        fixtures = fixtures[:1]
-    played = []
-    try:
+@dataclass(frozen=True)
+class PlayedTable:
+    """What a table left: each match's seats (submission ids, in seat order) and result,
+    and where each author's standard error for this table lies (file, start, end)."""
+
+    matches: list[tuple[tuple[int, ...], bytes]]
+    stderr: dict[str, tuple[str, int, int]]
+
+
+class Tables:
+    """One table at a time, with programs kept running between tables.
+
+    Why a class: the programs outlive a table, and must be started again when the
+    entrants who play change (a new version, a disqualification); it holds them and
+    knows for which entrants they were started. ``tables_at_once`` tables are as many
+    of these, each with programs of its own."""
+
+    def __init__(self, config: ArenaConfig, stderr_dir: Path) -> None:
+        self.config = config
+        self.stderr_dir = stderr_dir
+        self._lineup: Lineup | None = None
+        self._tournament: TournamentConfig | None = None
+        self._for: tuple[Seated, ...] = ()
+
+    async def play(self, seated: Sequence[Seated], everyone: Sequence[Seated], seed: int,
+                   table_dir: Path) -> PlayedTable:  # fmt: skip
+        """Play the table of ``seated``; ``everyone`` is every entrant playing now."""
+        lineup, tournament = await self._ready(tuple(everyone))
+        logs = Store(table_dir)  # each match's full log, for its replay
+        logs.log_path(0).parent.mkdir(parents=True, exist_ok=True)
+        names = [e.author for e in seated]
+        schedule = Schedule(names, len(names), 1, seed, groups=(tuple(names),))
+        fixtures = list(schedule) if self.config.deal_rotations else [schedule[0]]
+        before = {name: self._stderr_size(name) for name in names}
+        by_author = {e.author: e.submission for e in seated}
+        matches = []
         for fixture in fixtures:
             result = await play_safely(fixture, tournament, lineup, logs)
-            played.append((tuple(by_author[a] for a in fixture.seats), encode_result(result)))
-    finally:
-        await lineup.close()
-    return played
+            matches.append((tuple(by_author[a] for a in fixture.seats), encode_result(result)))
+        stderr = {
+            name: (str(self._stderr_path(name)), before[name], self._stderr_size(name))
+            for name in names
+        }
+        return PlayedTable(matches, stderr)
+
+    async def _ready(self, everyone: tuple[Seated, ...]) -> tuple[Lineup, TournamentConfig]:
+        if self._lineup is None or self._tournament is None or everyone != self._for:
+            await self.close()
+            self._tournament = self._config_for(everyone)
+            self.stderr_dir.mkdir(parents=True, exist_ok=True)
+            containment = contain(self._tournament, [str(self.stderr_dir)])
+            self._lineup = Lineup(
+                self._tournament, stderr_dir=self.stderr_dir, containment=containment
+            )
+            self._for = everyone
+        return self._lineup, self._tournament
+
+    def _config_for(self, everyone: Sequence[Seated]) -> TournamentConfig:
+        seats = self.config.seats
+        return TournamentConfig(
+            entrants=tuple(
+                make_entrant(e.author, f'cmd:"{e.run}"', str(e.folder), folder=str(e.folder))
+                for e in everyone
+            ),
+            seed=0,
+            seats=seats,
+            deals=1,
+            groups=(tuple(e.author for e in everyone[:seats]),),  # one: no schedule is kept
+            rules=self.config.game_rules(),
+            move_time=self.config.move_time,
+            sandbox=self.config.sandbox,
+            limits=self.config.limits,
+        )
+
+    def _stderr_path(self, name: str) -> Path:
+        return self.stderr_dir / f"{name}.main.stderr"
+
+    def _stderr_size(self, name: str) -> int:
+        path = self._stderr_path(name)
+        return path.stat().st_size if path.exists() else 0
+
+    async def close(self) -> None:
+        if self._lineup is not None:
+            await self._lineup.close()
+        self._lineup = None

@@ -21,6 +21,7 @@ from leastscore.seats.narrate import describe
 from leastscore.server.web import spectator_log
 from leastscore.server.web_turn import json_reply
 
+from .book import FAULTS
 from .service import Arena
 from .standings import Row
 from .upload import UploadRefused
@@ -91,13 +92,14 @@ async def stderr(request: web.Request) -> web.Response:
         table = int(request.match_info["table"])
     except ValueError:
         raise web.HTTPNotFound() from None
-    path = arena.table_folder(table) / f"{author}.main.stderr"
-    if not path.is_file():
-        raise web.HTTPNotFound(text=f"nothing of {author}'s at table {table}")
-    return web.Response(body=path.read_bytes(), content_type="text/plain", charset="utf-8")
-
-
-FAULTS = ("timeouts", "illegal", "crashes")
+    where = arena.book.stderr(table, author)
+    if where is None:
+        raise web.HTTPNotFound(text=f"{author} did not play at table {table}")
+    path, start, end = where
+    with open(path, "rb") as f:
+        f.seek(start)
+        said = f.read(max(0, end - start))
+    return web.Response(body=said, content_type="text/plain", charset="utf-8")
 
 
 def _entrant(arena: Arena, name: str) -> dict[str, Any]:

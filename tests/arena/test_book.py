@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from leastscore.arena.book import Book, token_hash
-from leastscore.arena.standings import leaderboard
+from leastscore.arena.standings import Ledger, leaderboard
 
 
 def result(places: list[int], timeouts: int = 0) -> bytes:
@@ -93,3 +93,24 @@ def test_a_new_version_starts_fresh_or_inherits(tmp_path: Path) -> None:
     assert fresh["ann"].version == 2 and fresh["ann"].matches == 0
     inherit = {r.author: r for r in leaderboard(book.played(), book.playing(), authors, "inherit")}
     assert inherit["ann"].matches == 4 and inherit["ann"].rating > inherit["bo"].rating
+
+
+def test_the_ledger_added_to_table_by_table_agrees_with_a_fresh_count(tmp_path: Path) -> None:
+    book = Book.open(tmp_path / "a.sqlite")
+    for name in ("ann", "bo", "cy"):
+        book.invite(name)
+        book.judged(book.submit(name).id, True, "ok", "./bot")
+    ledger = Ledger()
+    authors = {1: "ann", 2: "bo", 3: "cy"}
+    orders = [[1, 2, 3], [2, 1, 3], [1, 3, 2], [3, 2, 1], [1, 2, 3], [2, 3, 1]]
+    for i, places in enumerate(orders):
+        t = book.begin_table(i, [1, 2, 3])
+        book.end_table(
+            t, [((1, 2, 3), result(places)), ((2, 3, 1), result(places[1:] + places[:1]))]
+        )
+        ledger.add(book.played("t.id = ?", (t,)), authors)
+    counted = ledger.rows(book.playing(), authors)
+    fresh = leaderboard(book.played(), book.playing(), authors)
+    assert [(r.author, r.matches, round(r.rating, 6)) for r in counted] == [
+        (r.author, r.matches, round(r.rating, 6)) for r in fresh
+    ]
