@@ -150,7 +150,8 @@ PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>
 body{{font-family:system-ui,sans-serif;margin:1rem auto;max-width:50rem;padding:0 1rem}}
 table{{border-collapse:collapse;width:100%}}td,th{{padding:.4rem;text-align:left;
-border-bottom:1px solid #ccc}}td.n{{text-align:right}}</style></head><body>
+border-bottom:1px solid #ccc}}td.n{{text-align:right}}
+input,button{{font-size:1rem;min-height:44px}}pre{{white-space:pre-wrap}}</style></head><body>
 <h1>{title}</h1>{body}</body></html>"""
 
 
@@ -171,9 +172,42 @@ async def leaderboard_page(request: web.Request) -> web.Response:
     lines.append("</table>")
     if arena.paused:
         lines.insert(0, "<p>The arena is paused.</p>")
-    return web.Response(
-        text=PAGE.format(title="Arena", body="".join(lines)), content_type="text/html"
-    )
+    lines.append(UPLOAD)
+    page = PAGE.format(title="Arena", body="".join(lines))
+    return web.Response(text=page, content_type="text/html")
+
+
+UPLOAD = """<h2>Submit a version</h2>
+<p>A gzipped tar of your bot's folder, with its <code>bot.toml</code>:
+<code>tar czf mybot.tgz -C mybot .</code> (or <code>leastscore arena submit</code>).</p>
+<form id="upload"><p><label>Your token <input name="token" type="password"
+autocomplete="off" required></label></p><p><label>Archive <input name="archive" type="file"
+accept=".tgz,.gz,application/gzip" required></label></p><p><button>Submit</button></p></form>
+<pre id="verdict" aria-live="polite"></pre>
+<script>
+const form = document.getElementById("upload"), verdict = document.getElementById("verdict");
+form.onsubmit = async (e) => {
+  e.preventDefault();
+  const auth = {Authorization: "Bearer " + form.token.value.trim()};
+  verdict.textContent = "sending...";
+  const body = form.archive.files[0];
+  const sent = await fetch("/api/submit", {method: "POST", headers: auth, body});
+  if (!sent.ok) { verdict.textContent = await sent.text(); return; }
+  const {version} = await sent.json();
+  verdict.textContent = "version " + version + ": building and checking...";
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const mine = await (await fetch("/api/mine", {headers: auth})).json();
+    const v = mine.find((s) => s.version === version);
+    if (v && (v.state === "accepted" || v.state === "rejected")) {
+      verdict.textContent = "version " + version + " " + v.state + "\\n\\n" + v.log;
+      return;
+    }
+  }
+};
+</script>"""
+"""The leaderboard page's upload form: the archive goes to ``/api/submit`` as it is, and
+the verdict is read from ``/api/mine`` until the version is judged."""
 
 
 async def entrant_page(request: web.Request) -> web.Response:

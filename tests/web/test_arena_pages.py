@@ -5,6 +5,7 @@ have seen (checked against the match's full log)."""
 from __future__ import annotations
 
 import re
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,45 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         if any(re.search(rf"\b{c}\b", line) for c in secret)
     ]
     assert not leaked, f"the replay shows cards a spectator could not see: {leaked[:3]}"
+
+
+def tarball(folder: Path, out: Path, link: bool = False) -> Path:
+    with tarfile.open(out, "w:gz") as tar:
+        tar.add(folder, arcname=".")
+        if link:
+            info = tarfile.TarInfo("./peek")
+            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            tar.addfile(info)
+    return out
+
+
+@pytest.mark.timeout(300)
+async def test_an_author_uploads_from_the_page(browser: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    (folder / "arena.toml").write_text("seats = 2\nthreshold = 40\ncheck_matches = 1\n")
+    token = leastscore("arena", "invite", str(folder), "ann").stdout.strip()
+    made = bot(tmp_path / "ann", REFERENCE.format(level="greedy"))
+    good, bad = tarball(made, tmp_path / "ann.tgz"), tarball(made, tmp_path / "bad.tgz", True)
+    served = Served(folder)
+    try:
+        page = await browser.new_page(viewport={"width": 390, "height": 844})
+        await page.goto(served.url + "/")
+        verdict = page.locator("#verdict")
+        await page.fill("input[name=token]", "not-my-token")
+        await page.set_input_files("input[name=archive]", str(good))
+        await page.click("button:has-text('Submit')")
+        await verdict.filter(has_text="a valid token is needed").wait_for()
+        await page.fill("input[name=token]", token)
+        await page.set_input_files("input[name=archive]", str(bad))
+        await page.click("button:has-text('Submit')")
+        await verdict.filter(has_text="is a link").wait_for()
+        await page.set_input_files("input[name=archive]", str(good))
+        await page.click("button:has-text('Submit')")
+        await verdict.filter(has_text="accepted: it plays from now on").wait_for(timeout=120_000)
+        assert "version 2 accepted" in await verdict.inner_text()  # the refused one was v1
+        for box in await page.locator("input, button").all():
+            size = await box.bounding_box()
+            assert size is not None and size["height"] >= 44
+    finally:
+        served.stop()
