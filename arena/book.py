@@ -61,6 +61,8 @@ CREATE TABLE IF NOT EXISTS stderr (
     end INTEGER NOT NULL,
     PRIMARY KEY (table_id, author)
 );
+CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
+CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -287,6 +289,14 @@ class Book:
             seated = tuple(msgspec.json.decode(seats))
             out.append(PlayedMatch(id, table_id, seated, places, faults, result.encode()))
         return out
+
+    def played_by(self, author: str, tables: int = 200) -> list[PlayedMatch]:
+        """The matches of ``author``'s last ``tables`` tables."""
+        return self.played(
+            "m.table_id IN (SELECT table_id FROM stderr WHERE author = ? "
+            "ORDER BY table_id DESC LIMIT ?)",
+            (author, tables),
+        )
 
     def stderr(self, table_id: int, author: str) -> tuple[str, int, int] | None:
         """Where ``author``'s standard error at a table lies (file, start, end), if they

@@ -38,6 +38,12 @@ class Row:
         return float("inf") if self.low is None or self.high is None else self.high - self.low
 
 
+UNITS = 1000
+"""The most units the intervals resample: past that, tables share units (table ``t`` in
+unit ``t % UNITS``), so that an arena running for weeks bootstraps in bounded time and
+memory. A unit is then a sum of independent tables, as a table is of its matches."""
+
+
 class Ledger:
     """Every finished match, added up as it comes: the pairs by table, the matches and
     faults by entrant. Why kept: summing every match again after each table costs
@@ -68,7 +74,7 @@ class Ledger:
             seated = [(self.who(s, authors_of), p) for s, p in zip(m.seats, m.places, strict=True)]
             one: Pairs = {}
             add_match(one, seated)
-            unit = self.units.setdefault(m.table_id, {})
+            unit = self.units.setdefault(m.table_id % UNITS, {})
             for key, count in one.items():
                 unit[key] = unit.get(key, 0) + count
                 self.totals[key] = self.totals.get(key, 0) + count

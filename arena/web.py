@@ -26,6 +26,9 @@ from .service import Arena
 from .standings import Row
 from .upload import UploadRefused
 
+RECENT_TABLES = 200
+"""How far back an entrant's page counts faults by kind and CPU time."""
+
 ARENA: web.AppKey[Arena] = web.AppKey("arena", Arena)
 
 
@@ -111,7 +114,7 @@ def _entrant(arena: Arena, name: str) -> dict[str, Any]:
     faults = dict.fromkeys(FAULTS, 0)
     failures: dict[str, int] = {}
     cpu = 0.0
-    for m in arena.book.played():
+    for m in arena.book.played_by(name, RECENT_TABLES):
         seat = next((i for i, s in enumerate(m.seats) if s in ids), None)
         result = msgspec.json.decode(m.result)
         if seat is None or not result["seats"]:
@@ -214,7 +217,10 @@ async def entrant_page(request: web.Request) -> web.Response:
     data = _entrant(request.app[ARENA], request.match_info["name"])
     name = html.escape(data["author"])
     faults = ", ".join(f"{n} {kind}" for kind, n in data["faults"].items() if kind in FAULTS)
-    parts = [f"<p>Faults: {faults}. CPU: {data['cpu_seconds']:.1f} s.</p><h2>Versions</h2><ul>"]
+    parts = [
+        f"<p>In its last {RECENT_TABLES} tables: faults {faults}; CPU {data['cpu_seconds']:.1f} s."
+        "</p><h2>Versions</h2><ul>"
+    ]
     parts += [f"<li>v{v['version']}: {html.escape(v['state'])}</li>" for v in data["versions"]]
     parts.append("</ul><h2>Recent matches</h2><ul>")
     for m in reversed(data["recent"]):

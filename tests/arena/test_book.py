@@ -7,6 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from leastscore.arena import standings
 from leastscore.arena.book import Book, token_hash
 from leastscore.arena.standings import Ledger, leaderboard
 
@@ -114,3 +115,21 @@ def test_the_ledger_added_to_table_by_table_agrees_with_a_fresh_count(tmp_path: 
     assert [(r.author, r.matches, round(r.rating, 6)) for r in counted] == [
         (r.author, r.matches, round(r.rating, 6)) for r in fresh
     ]
+
+
+def test_a_long_running_arena_bootstraps_a_bounded_number_of_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(standings, "UNITS", 4)
+    book = Book.open(tmp_path / "a.sqlite")
+    for name in ("ann", "bo"):
+        book.invite(name)
+        book.judged(book.submit(name).id, True, "ok", "./bot")
+    for i in range(30):
+        t = book.begin_table(i, [1, 2])
+        book.end_table(t, [((1, 2), result([1, 2] if i % 3 else [2, 1]))])
+    ledger = Ledger()
+    ledger.add(book.played(), {1: "ann", 2: "bo"})
+    assert len(ledger.units) == 4 and sum(ledger.matches) == 60
+    ann, bo = ledger.rows(book.playing(), {1: "ann", 2: "bo"})
+    assert ann.author == "ann" and ann.low is not None and ann.low < ann.rating < (ann.high or 0)

@@ -63,7 +63,8 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         assert "The arena is paused." in await page.inner_text("body")
         await page.click("text=greedy-ref")
         await page.wait_for_selector("text=Recent matches")
-        assert re.search(r"Faults: \d+ timeouts", await page.inner_text("body"))
+        shown = await page.inner_text("body")
+        assert re.search(r"In its last 200 tables: faults \d+ timeouts", shown), shown
         await page.locator("a[href^='/replay/']").first.click()
         await page.wait_for_selector("h2:has-text('Round 1')")
         text = await page.inner_text("body")
