@@ -131,5 +131,5 @@ def test_a_long_running_arena_bootstraps_a_bounded_number_of_units(
     ledger = Ledger()
     ledger.add(book.played(), {1: "ann", 2: "bo"})
     assert len(ledger.units) == 4 and sum(ledger.matches) == 60
-    ann, bo = ledger.rows(book.playing(), {1: "ann", 2: "bo"})
+    ann, _ = ledger.rows(book.playing(), {1: "ann", 2: "bo"})
     assert ann.author == "ann" and ann.low is not None and ann.low < ann.rating < (ann.high or 0)
