@@ -119,14 +119,19 @@ class Book:
         (they are played again), submissions being built built again."""
         book = cls(path)
         with book.db:
-            for child in ("matches", "stderr"):
-                book.db.execute(
-                    f"DELETE FROM {child} WHERE table_id IN "
-                    "(SELECT id FROM tables_played WHERE state = 'playing')"
-                )
-            book.db.execute("DELETE FROM tables_played WHERE state = 'playing'")
+            book._forget("SELECT id FROM tables_played WHERE state = 'playing'")
             book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
         return book
+
+    def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
+        for child in ("matches", "stderr"):
+            self.db.execute(f"DELETE FROM {child} WHERE table_id IN ({tables})", values)
+        self.db.execute(f"DELETE FROM tables_played WHERE id IN ({tables})", values)
+
+    def forget_table(self, table_id: int) -> None:
+        """A table that could not be played: as if it had never begun."""
+        with self.db:
+            self._forget("SELECT ?", (table_id,))
 
     def close(self) -> None:
         self.db.close()

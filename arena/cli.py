@@ -61,23 +61,35 @@ def invite(folder: Path, name: str) -> None:
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Where to serve the pages.")
 @click.option("--port", default=8800, show_default=True, help="0: any free port.")
-def serve(folder: Path, host: str, port: int) -> None:
+@click.option(
+    "--cluster",
+    metavar="local:N|tcp://HOST:PORT",
+    help="Play the tables on a Dask cluster (the folder at the same path on every worker).",
+)
+def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
     """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""
     _ready(folder).close()
     # the bots' commands and builds find this installation's leastscore on the PATH
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     from leastscore.seats.loop import run
 
-    run(_serve(folder, host, port))
+    if cluster is not None:
+        from leastscore.tournament.running.cluster import parse_cluster
+
+        try:
+            parse_cluster(cluster)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--cluster") from None
+    run(_serve(folder, host, port, cluster))
 
 
-async def _serve(folder: Path, host: str, port: int) -> None:
+async def _serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
     from leastscore.server.web import WebSite
 
     from .service import Arena
     from .web import make_app
 
-    running = Arena(folder, load(folder))
+    running = Arena(folder, load(folder), cluster)
     site = WebSite(host, port)
     await site.serve(make_app(running))
     click.echo(f"arena: {site.address}", nl=True)

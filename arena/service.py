@@ -10,6 +10,7 @@ the loops read it again at every turn.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import random
@@ -18,6 +19,7 @@ import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .book import Book, Submission
 from .config import ArenaConfig
@@ -25,6 +27,11 @@ from .intake import judge, receive
 from .matchmaker import Standing, next_table
 from .standings import Ledger, Row
 from .tables import Seated, Tables
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from .cluster import ClusterTables
 
 log = logging.getLogger("leastscore.arena")
 
@@ -42,9 +49,12 @@ class Arena:
     read the same book and the same leaderboard, and one ``changed`` event wakes
     whichever of them was waiting for news."""
 
-    def __init__(self, folder: Path, config: ArenaConfig) -> None:
+    def __init__(self, folder: Path, config: ArenaConfig, cluster: str | None = None) -> None:
+        """``cluster``: a Dask cluster to play the tables on (``local:N`` or the
+        scheduler's address); None plays them in this process."""
         self.folder = folder
         self.config = config
+        self.cluster = cluster
         self.book = Book.open(folder / "arena.sqlite")
         self.changed = asyncio.Event()
         self._board: list[Row] | None = None
@@ -107,10 +117,16 @@ class Arena:
 
     # -- tables -------------------------------------------------------------------------
 
-    async def tables(self, slot: int) -> None:
+    async def tables(self, slot: int, client: Client | None = None) -> None:
         """Play the next table the matchmaker chooses, one after another, forever (the
         ``slot``-th of ``tables_at_once``, with programs of its own)."""
-        tables = Tables(self.config, self.folder / "programs" / str(slot))
+        tables: Tables | ClusterTables
+        if client is None:
+            tables = Tables(self.config, self.folder / "programs" / str(slot))
+        else:
+            from .cluster import ClusterTables  # needs distributed: only with --cluster
+
+            tables = ClusterTables(client, slot)
         try:
             while True:
                 everyone = [] if self.paused else self._everyone()
@@ -118,13 +134,27 @@ class Arena:
                 if not chosen:
                     await self._idle()
                     continue
-                seed = secrets.randbits(63)
-                table_id = self.book.begin_table(seed, [s.submission for s in chosen])
-                played = await tables.play(chosen, everyone, seed, self.table_folder(table_id))
-                self.book.end_table(table_id, played.matches, played.stderr)
-                self.poke()
+                await self._play(tables, chosen, everyone)
         finally:
             await tables.close()
+
+    async def _play(
+        self, tables: Tables | ClusterTables, chosen: list[Seated], everyone: list[Seated]
+    ) -> None:
+        """One table, written to the book when it is over. A table that fails (a fault of
+        the arena's own, a lost worker) is forgotten, as a kill would leave it, and the
+        loop goes on: one broken table must not stop the arena."""
+        seed = secrets.randbits(63)
+        table_id = self.book.begin_table(seed, [s.submission for s in chosen])
+        try:
+            played = await tables.play(chosen, everyone, seed, self.table_folder(table_id))
+        except Exception:
+            log.exception("table %d failed; it is forgotten", table_id)
+            self.book.forget_table(table_id)
+            await asyncio.sleep(IDLE)
+            return
+        self.book.end_table(table_id, played.matches, played.stderr)
+        self.poke()
 
     def _everyone(self) -> list[Seated]:
         """Every entrant that plays now, as a table seats it."""
@@ -172,7 +202,13 @@ class Arena:
 
     async def run(self) -> None:
         """The intake and ``tables_at_once`` table loops, until cancelled."""
-        async with asyncio.TaskGroup() as group:
-            group.create_task(self.intake())
-            for slot in range(self.config.tables_at_once):
-                group.create_task(self.tables(slot))
+        async with contextlib.AsyncExitStack() as stack:
+            client = None
+            if self.cluster is not None:
+                from .cluster import connect
+
+                client = await connect(stack, self.cluster, self.config, self.folder)
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self.intake())
+                for slot in range(self.config.tables_at_once):
+                    group.create_task(self.tables(slot, client))

@@ -80,9 +80,19 @@ def status(url: str, token: str | None = None) -> int:
 class Served:
     """``arena serve`` in a process of its own, on a free port of loopback."""
 
-    def __init__(self, folder: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "leastscore", "arena", "serve", str(folder), "--port", "0"],
+            [
+                sys.executable,
+                "-m",
+                "leastscore",
+                "arena",
+                "serve",
+                str(folder),
+                "--port",
+                "0",
+                *args,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

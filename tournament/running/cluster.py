@@ -34,7 +34,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from leastscore.seats.sandbox import Mode
 
@@ -77,6 +77,37 @@ def parse_cluster(text: str) -> str:
     if "://" in text and text.split("://", 1)[1]:
         return text
     raise ValueError(f"{text!r}: write the scheduler's address (tcp://HOST:8786) or local:N")
+
+
+async def open_cluster(stack: contextlib.AsyncExitStack, address: str) -> Client:
+    """An asynchronous client of the cluster ``address`` names (``local:N``: N worker
+    processes started here, on loopback, ended with ``stack``), once its first workers
+    (all N of a local one) are there; ``RuntimeError`` when there is no scheduler."""
+    from distributed import Client, LocalCluster
+
+    wanted = 1
+    if address.startswith("local:"):
+        wanted = int(address.partition(":")[2])
+        cluster = await stack.enter_async_context(
+            LocalCluster(
+                n_workers=wanted,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                scheduler_kwargs=QUIET_SCHEDULER,
+                asynchronous=True,
+            )
+        )
+        address = cluster.scheduler_address
+    try:
+        client = await stack.enter_async_context(
+            Client(address, asynchronous=True, timeout=WAIT_FOR_WORKERS)
+        )
+    except OSError as e:
+        raise RuntimeError(f"no Dask scheduler at {address}: {e}") from None
+    await client.wait_for_workers(wanted, timeout=WAIT_FOR_WORKERS)
+    return cast("Client", client)
 
 
 def batch_size(task_cost: float, match_cost: float, left: int, workers: int) -> int:
@@ -134,32 +165,8 @@ class ClusterWorkers:
         """Play ``fixtures``; returns when each has a result."""
         if not fixtures:
             return
-        from distributed import Client, LocalCluster
-
         async with contextlib.AsyncExitStack() as stack:
-            address = self.address
-            wanted = 1
-            if address.startswith("local:"):
-                wanted = int(address.partition(":")[2])
-                cluster = await stack.enter_async_context(
-                    LocalCluster(
-                        n_workers=wanted,
-                        threads_per_worker=1,
-                        processes=True,
-                        host="127.0.0.1",
-                        dashboard_address=None,
-                        scheduler_kwargs=QUIET_SCHEDULER,
-                        asynchronous=True,
-                    )
-                )
-                address = cluster.scheduler_address
-            try:
-                client = await stack.enter_async_context(
-                    Client(address, asynchronous=True, timeout=WAIT_FOR_WORKERS)
-                )
-            except OSError as e:
-                raise RuntimeError(f"no Dask scheduler at {address}: {e}") from None
-            await client.wait_for_workers(wanted, timeout=WAIT_FOR_WORKERS)
+            client = await open_cluster(stack, self.address)
             await self._check(client)
             if self._on_ready is not None:
                 self._on_ready()
