@@ -166,15 +166,13 @@ def disqualify(folder: Path, name: str, why: str) -> None:
 
 
 @arena.command("roll-back")
-@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.argument("name")
+@click.argument("url")
 @click.argument("version", type=int)
-def roll_back(folder: Path, name: str, version: int) -> None:
-    """Play an earlier accepted version of NAME's bot again."""
-    try:
-        _book(folder).roll_back(name, version)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
+@click.option("--token", required=True, envvar="LEASTSCORE_ARENA_TOKEN", help="Your token.")
+def roll_back(url: str, version: int, token: str) -> None:
+    """Play your accepted VERSION again instead of the newest."""
+    done = _call(url, f"/api/roll-back/{version}", token, b"")
+    click.echo(f"{done['author']} v{done['version']} plays from now on")
 
 
 @arena.command()

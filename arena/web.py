@@ -6,7 +6,8 @@ Anyone may read the leaderboard (``/``, ``/api/leaderboard``), an entrant's page
 With their token (``Authorization: Bearer TOKEN``) an author submits (``POST
 /api/submit``, a gzipped tar of the bot's folder), reads the build and check of
 their own versions (``/api/mine``) and the standard error their program wrote at a
-table (``/api/stderr/TABLE``); no token opens another author's logs.
+table (``/api/stderr/TABLE``), and plays an earlier accepted version again (``POST
+/api/roll-back/VERSION``); no token opens another author's logs.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def make_app(arena: Arena) -> web.Application:
     app.router.add_get("/api/entrant/{name}", entrant_data)
     app.router.add_post("/api/submit", submit)
     app.router.add_get("/api/mine", mine)
+    app.router.add_post("/api/roll-back/{version}", roll_back)
     app.router.add_get("/api/stderr/{table}", stderr)
     app.router.add_get("/replay/{id}", replay_page)
     app.router.add_get("/api/replay/{id}", replay_data)
@@ -86,6 +88,18 @@ async def mine(request: web.Request) -> web.Response:
     author = _author(request)
     subs = request.app[ARENA].book.submissions(author=author)
     return json_reply([{"version": s.version, "state": s.state, "log": s.log} for s in subs])
+
+
+async def roll_back(request: web.Request) -> web.Response:
+    author = _author(request)
+    arena = request.app[ARENA]
+    try:
+        version = int(request.match_info["version"])
+        arena.book.roll_back(author, version)
+    except ValueError as e:
+        raise web.HTTPBadRequest(text=str(e)) from None
+    arena.poke()
+    return json_reply({"author": author, "version": version})
 
 
 async def stderr(request: web.Request) -> web.Response:

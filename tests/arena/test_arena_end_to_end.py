@@ -182,6 +182,12 @@ def test_an_arena_from_invitations_to_a_restart(
         served.wait_for(
             lambda b: b["random-ref"]["version"] == 2 and b["random-ref"]["matches"] >= 2
         )
+        back = ("arena", "roll-back", served.url)
+        refused = leastscore(*back, "3", "--token", tokens["random-ref"])
+        assert refused.returncode == 1 and "no accepted version 3" in refused.stderr
+        assert leastscore(*back, "1", "--token", "not-a-token").returncode == 1
+        assert leastscore(*back, "1", "--token", tokens["random-ref"]).returncode == 0
+        served.wait_for(lambda b: b["random-ref"]["version"] == 1)
     finally:
         served.stop()
     before = json.loads(leastscore("arena", "export", str(folder)).stdout)
