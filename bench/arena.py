@@ -13,7 +13,8 @@ each from a folder of its own, under the sandbox the machine has:
   once all three are placed, and the ratio to the tournament's (the bookkeeping's
   cost: the book, the matchmaker, the fit); the seconds from a submission to its
   first rated match; and after how many matches the leaderboard's order became
-  ``counter > greedy > random`` and stayed so to the end.
+  ``counter > greedy > random`` and stayed so to the end; and the arena process's
+  resident memory when all three were placed and at the end.
 
 Both sides play one table at a time, so both are measured per worker. Last line:
 one JSON object.
@@ -110,15 +111,27 @@ def arena(
         for level in LEVELS:
             sent_at[level] = time.perf_counter()
             leastscore("arena", "submit", url, str(folders[level]), "--token", tokens[level])
-        return _watch(url, sent_at, seconds)
+        return _watch(url, sent_at, seconds, serve.pid)
     finally:
         serve.kill()
         serve.wait()
 
 
-def _watch(url: str, sent_at: dict[str, float], seconds: float) -> dict[str, Any]:
+def rss_mb(pid: int) -> float:
+    """A process's resident memory, from /proc (0 where there is none)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
+def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int) -> dict[str, Any]:
     first: dict[str, float] = {}
     placed_at = placed_matches = None
+    rss_placed = 0.0
     history: list[tuple[int, bool]] = []
     deadline = time.perf_counter() + seconds
     while True:
@@ -131,6 +144,7 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float) -> dict[str, Any
         if placed_at is None and len(first) == len(LEVELS):
             placed_at, placed_matches = now, total
             deadline = now + seconds
+            rss_placed = rss_mb(pid)
         order = [r["author"] for r in rows if r["matches"]]
         history.append((total, order == list(reversed(LEVELS))))
         if placed_at is not None and now >= deadline:
@@ -147,6 +161,7 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float) -> dict[str, Any
         "to_first_rated_match_s": {k: round(v, 2) for k, v in sorted(first.items())},
         "settled_after_matches": settled,
         "final_order": [r["author"] for r in board(url)],
+        "serve_rss_mb": {"placed": rss_placed, "end": rss_mb(pid)},
     }
 
 
