@@ -69,6 +69,11 @@ def invite(folder: Path, name: str) -> None:
 def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
     """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""
     _ready(folder).close()
+    # a process that runs for weeks keeps the engine's hand cache as small as a server's
+    from leastscore.game.groups import set_hand_cache_size
+    from leastscore.server.config import ServerConfig
+
+    set_hand_cache_size(ServerConfig.hand_cache)
     # the bots' commands and builds find this installation's leastscore on the PATH
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     from leastscore.seats.loop import run

@@ -77,6 +77,26 @@ def status(url: str, token: str | None = None) -> int:
     return 200
 
 
+def contest(tmp_path: Path, settings: str) -> Path:
+    """An arena's folder with these settings."""
+    folder = tmp_path / "contest"
+    folder.mkdir()
+    (folder / "arena.toml").write_text(settings)
+    return folder
+
+
+def enter_references(served: Served, folder: Path, tmp_path: Path) -> dict[str, str]:
+    """``greedy-ref`` and ``random-ref`` invited and submitted (accepted); their tokens."""
+    tokens = {}
+    for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
+        tokens[name] = leastscore("arena", "invite", str(folder), name).stdout.strip()
+        made = bot(tmp_path / name, REFERENCE.format(level=level))
+        sent = leastscore("arena", "submit", served.url, str(made), "--token", tokens[name])
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        assert "accepted: it plays from now on" in sent.stdout
+    return tokens
+
+
 class Served:
     """``arena serve`` in a process of its own, on a free port of loopback."""
 

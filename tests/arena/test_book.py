@@ -17,6 +17,15 @@ def result(places: list[int], timeouts: int = 0) -> bytes:
     return msgspec.json.encode({"seats": seats})
 
 
+def playing(tmp_path: Path, *names: str) -> Book:
+    """A book in which each of ``names`` has one accepted version (ids 1, 2, ...)."""
+    book = Book.open(tmp_path / "a.sqlite")
+    for name in names:
+        book.invite(name)
+        book.judged(book.submit(name).id, True, "ok", "./bot")
+    return book
+
+
 def test_tokens_are_kept_only_hashed(tmp_path: Path) -> None:
     book = Book.open(tmp_path / "a.sqlite")
     token = book.invite("ann")
@@ -45,10 +54,7 @@ def test_the_newest_accepted_version_plays_and_may_be_rolled_back(tmp_path: Path
 
 
 def test_a_kill_loses_only_the_tables_in_play(tmp_path: Path) -> None:
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in ("ann", "bo"):
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
+    book = playing(tmp_path, *("ann", "bo"))
     done = book.begin_table(1, [1, 2])
     book.end_table(done, [((1, 2), result([1, 2])), ((2, 1), result([2, 1]))])
     book.begin_table(2, [1, 2])  # in play when the arena is killed
@@ -61,10 +67,7 @@ def test_a_kill_loses_only_the_tables_in_play(tmp_path: Path) -> None:
 
 
 def test_ratings_do_not_depend_on_the_order_tables_finished(tmp_path: Path) -> None:
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in ("ann", "bo", "cy"):
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
+    book = playing(tmp_path, *("ann", "bo", "cy"))
     tables = [[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3], [3, 1, 2]]
     for i, places in enumerate(tables):
         t = book.begin_table(i, [1, 2, 3])
@@ -81,10 +84,7 @@ def test_ratings_do_not_depend_on_the_order_tables_finished(tmp_path: Path) -> N
 
 
 def test_a_new_version_starts_fresh_or_inherits(tmp_path: Path) -> None:
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in ("ann", "bo"):
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
+    book = playing(tmp_path, *("ann", "bo"))
     for i in range(4):
         t = book.begin_table(i, [1, 2])
         book.end_table(t, [((1, 2), result([1, 2]))])
@@ -97,10 +97,7 @@ def test_a_new_version_starts_fresh_or_inherits(tmp_path: Path) -> None:
 
 
 def test_the_ledger_added_to_table_by_table_agrees_with_a_fresh_count(tmp_path: Path) -> None:
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in ("ann", "bo", "cy"):
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
+    book = playing(tmp_path, *("ann", "bo", "cy"))
     ledger = Ledger()
     authors = {1: "ann", 2: "bo", 3: "cy"}
     orders = [[1, 2, 3], [2, 1, 3], [1, 3, 2], [3, 2, 1], [1, 2, 3], [2, 3, 1]]
@@ -121,10 +118,7 @@ def test_a_long_running_arena_bootstraps_a_bounded_number_of_units(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(standings, "UNITS", 4)
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in ("ann", "bo"):
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
+    book = playing(tmp_path, *("ann", "bo"))
     for i in range(30):
         t = book.begin_table(i, [1, 2])
         book.end_table(t, [((1, 2), result([1, 2] if i % 3 else [2, 1]))])

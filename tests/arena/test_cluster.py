@@ -6,25 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from .test_arena_end_to_end import REFERENCE, Served, bot, leastscore
+from .test_arena_end_to_end import Served, contest, enter_references
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 
 
 @pytest.mark.timeout(300)
 def test_tables_are_played_on_the_cluster_s_workers(tmp_path: Path) -> None:
-    folder = tmp_path / "contest"
-    folder.mkdir()
-    (folder / "arena.toml").write_text(
-        "seats = 2\nthreshold = 30\ntables_at_once = 2\ncheck_matches = 1\n"
-    )
+    folder = contest(tmp_path, "seats = 2\nthreshold = 30\ntables_at_once = 2\ncheck_matches = 1\n")
     served = Served(folder, "--cluster", "local:2")
     try:
-        for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
-            token = leastscore("arena", "invite", str(folder), name).stdout.strip()
-            made = bot(tmp_path / name, REFERENCE.format(level=level))
-            sent = leastscore("arena", "submit", served.url, str(made), "--token", token)
-            assert sent.returncode == 0, sent.stdout + sent.stderr
+        enter_references(served, folder, tmp_path)
         board = served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 9)
         assert board["greedy-ref"]["rating"] > board["random-ref"]["rating"]
     finally:

@@ -15,7 +15,7 @@ from leastscore.bots.scaffold import new_bot
 
 from ..bots.test_bot_new import NO_C
 from ..examples.test_js_bot import NODE, npm_ci
-from .test_arena_end_to_end import Served, leastscore
+from .test_arena_end_to_end import Served, contest, leastscore
 
 LANGUAGES = [
     pytest.param("python", id="python"),
@@ -28,9 +28,7 @@ LANGUAGES = [
 
 @pytest.mark.timeout(600)
 def test_the_starters_are_accepted_and_play(tmp_path: Path) -> None:
-    folder = tmp_path / "contest"
-    folder.mkdir()
-    (folder / "arena.toml").write_text("seats = 2\nthreshold = 30\ncheck_matches = 1\n")
+    folder = contest(tmp_path, "seats = 2\nthreshold = 30\ncheck_matches = 1\n")
     wanted = [p.values[0] for p in LANGUAGES if not any(m.args[0] for m in p.marks)]
     tokens = {}
     for lang in wanted:

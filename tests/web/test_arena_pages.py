@@ -18,7 +18,14 @@ pytest.importorskip("aiohttp", reason="the arena's pages need aiohttp: pip insta
 from leastscore.arena.book import Book
 from leastscore.game import Played, RoundStarted, read_log
 
-from ..arena.test_arena_end_to_end import REFERENCE, Served, bot, leastscore
+from ..arena.test_arena_end_to_end import (
+    REFERENCE,
+    Served,
+    bot,
+    contest,
+    enter_references,
+    leastscore,
+)
 from .conftest import screenshot_path
 
 
@@ -43,16 +50,10 @@ def secret_in_each_line(log: Path) -> list[set[str]]:
 async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
     browser: Any, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "contest"
-    folder.mkdir()
-    (folder / "arena.toml").write_text("seats = 2\nthreshold = 40\ncheck_matches = 1\n")
+    folder = contest(tmp_path, "seats = 2\nthreshold = 40\ncheck_matches = 1\n")
     served = Served(folder)
     try:
-        for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
-            token = leastscore("arena", "invite", str(folder), name).stdout.strip()
-            made = bot(tmp_path / name, REFERENCE.format(level=level))
-            sent = leastscore("arena", "submit", served.url, str(made), "--token", token)
-            assert sent.returncode == 0, sent.stdout + sent.stderr
+        enter_references(served, folder, tmp_path)
         served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 3)
         leastscore("arena", "pause", str(folder))
         time.sleep(1.5)  # the arena reads the book again within a second
@@ -101,9 +102,7 @@ def tarball(folder: Path, out: Path, link: bool = False) -> Path:
 
 @pytest.mark.timeout(300)
 async def test_an_author_uploads_from_the_page(browser: Any, tmp_path: Path) -> None:
-    folder = tmp_path / "contest"
-    folder.mkdir()
-    (folder / "arena.toml").write_text("seats = 2\nthreshold = 40\ncheck_matches = 1\n")
+    folder = contest(tmp_path, "seats = 2\nthreshold = 40\ncheck_matches = 1\n")
     token = leastscore("arena", "invite", str(folder), "ann").stdout.strip()
     made = bot(tmp_path / "ann", REFERENCE.format(level="greedy"))
     good, bad = tarball(made, tmp_path / "ann.tgz"), tarball(made, tmp_path / "bad.tgz", True)
