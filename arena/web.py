@@ -37,6 +37,7 @@ def make_app(arena: Arena) -> web.Application:
     app = web.Application(client_max_size=arena.config.max_upload_mb * 1_000_000 + 65_536)
     app[ARENA] = arena
     app.router.add_get("/", leaderboard_page)
+    app.router.add_get("/board", board_fragment)
     app.router.add_get("/api/leaderboard", leaderboard_data)
     app.router.add_get("/entrant/{name}", entrant_page)
     app.router.add_get("/api/entrant/{name}", entrant_data)
@@ -172,8 +173,9 @@ input,button{{font-size:1rem;min-height:44px}}pre{{white-space:pre-wrap}}</style
 <h1>{title}</h1>{body}</body></html>"""
 
 
-async def leaderboard_page(request: web.Request) -> web.Response:
-    arena = request.app[ARENA]
+def _board(arena: Arena) -> str:
+    """The leaderboard as HTML: the page's, and what the page fetches again (``/board``)
+    every few seconds to stay live without reloading the form below it."""
     lines = [
         "<table><tr><th>#</th><th>entrant</th><th>rating</th><th>95 %</th>"
         "<th>matches</th><th>faults</th></tr>"
@@ -189,8 +191,16 @@ async def leaderboard_page(request: web.Request) -> web.Response:
     lines.append("</table>")
     if arena.paused:
         lines.insert(0, "<p>The arena is paused.</p>")
-    lines.append(UPLOAD)
-    page = PAGE.format(title="Arena", body="".join(lines))
+    return "".join(lines)
+
+
+async def board_fragment(request: web.Request) -> web.Response:
+    return web.Response(text=_board(request.app[ARENA]), content_type="text/html")
+
+
+async def leaderboard_page(request: web.Request) -> web.Response:
+    body = f'<div id="board">{_board(request.app[ARENA])}</div>{UPLOAD}'
+    page = PAGE.format(title="Arena", body=body)
     return web.Response(text=page, content_type="text/html")
 
 
@@ -202,6 +212,11 @@ autocomplete="off" required></label></p><p><label>Archive <input name="archive" 
 accept=".tgz,.gz,application/gzip" required></label></p><p><button>Submit</button></p></form>
 <pre id="verdict" aria-live="polite"></pre>
 <script>
+const board = document.getElementById("board");
+setInterval(async () => {
+  const fresh = await fetch("/board");
+  if (fresh.ok) board.innerHTML = await fresh.text();
+}, 5000);
 const form = document.getElementById("upload"), verdict = document.getElementById("verdict");
 form.onsubmit = async (e) => {
   e.preventDefault();
@@ -224,7 +239,8 @@ form.onsubmit = async (e) => {
 };
 </script>"""
 """The leaderboard page's upload form: the archive goes to ``/api/submit`` as it is, and
-the verdict is read from ``/api/mine`` until the version is judged."""
+the verdict is read from ``/api/mine`` until the version is judged; the board above it
+is fetched again every 5 s."""
 
 
 async def entrant_page(request: web.Request) -> web.Response:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import tarfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -55,10 +54,16 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
     try:
         enter_references(served, folder, tmp_path)
         served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 3)
-        leastscore("arena", "pause", str(folder))
-        time.sleep(1.5)  # the arena reads the book again within a second
         page = await browser.new_page(viewport={"width": 390, "height": 844})
         await page.goto(served.url + "/")
+        played = int((await page.locator("table tr").nth(1).all_inner_texts())[0].split("\t")[4])
+        await page.wait_for_function(  # live: the board is fetched again as tables end
+            f"Number(document.querySelectorAll('table tr')[1].cells[4].textContent) > {played}",
+            polling=100,
+            timeout=30_000,
+        )
+        leastscore("arena", "pause", str(folder))
+        await page.locator("text=The arena is paused.").wait_for(timeout=30_000)
         rows = await page.locator("table tr").all_inner_texts()
         assert rows[1].split("\t")[1].startswith("greedy-ref"), rows
         assert "The arena is paused." in await page.inner_text("body")
