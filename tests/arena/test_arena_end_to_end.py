@@ -222,6 +222,10 @@ def test_an_arena_from_invitations_to_a_restart(
         assert set(after) == {"greedy-ref", "random-ref", "nosy"}
         kept = json.loads(leastscore("arena", "export", str(folder)).stdout)["matches"]
         assert kept[: len(before["matches"])] == before["matches"]
+        out = leastscore("arena", "disqualify", str(folder), "nosy", "--why", "it peeked")
+        assert out.returncode == 0, out.stderr
+        served.wait_for(lambda b: set(b) == {"greedy-ref", "random-ref"})
+        assert status(served.url + "/api/mine", tokens["nosy"]) == 401  # its token is void
     finally:
         served.stop()
 
