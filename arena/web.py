@@ -255,12 +255,41 @@ async def entrant_page(request: web.Request) -> web.Response:
     parts.append("</ul><h2>Recent matches</h2><ul>")
     for m in reversed(data["recent"]):
         parts.append(
-            f'<li><a href="/replay/{m["match"]}">match {m["match"]}</a> (table {m["table"]}): '
-            f"place {m['place']} of {m['of']}</li>"
+            f'<li data-table="{m["table"]}"><a href="/replay/{m["match"]}">match {m["match"]}</a> '
+            f"(table {m['table']}): place {m['place']} of {m['of']}</li>"
         )
-    parts.append('</ul><p><a href="/">the leaderboard</a></p>')
+    parts.append(f'</ul>{OWN_LOGS}<p><a href="/">the leaderboard</a></p>')
     page = PAGE.format(title=name, body="".join(parts))
     return web.Response(text=page, content_type="text/html")
+
+
+OWN_LOGS = """<h2>Your logs</h2>
+<form id="logs"><p><label>Your token <input name="token" type="password" autocomplete="off"
+required></label> <button>Show</button></p></form><div id="own"></div>
+<script>
+const logs = document.getElementById("logs"), own = document.getElementById("own");
+const block = (title, text) => {
+  const h = document.createElement("h3"), pre = document.createElement("pre");
+  h.textContent = title; pre.textContent = text; own.append(h, pre);
+};
+logs.onsubmit = async (e) => {
+  e.preventDefault();
+  const auth = {Authorization: "Bearer " + logs.token.value.trim()};
+  own.replaceChildren();
+  const mine = await fetch("/api/mine", {headers: auth});
+  if (!mine.ok) { block("refused", await mine.text()); return; }
+  for (const v of await mine.json()) block("version " + v.version + ": " + v.state, v.log);
+  const rows = document.querySelectorAll("li[data-table]");
+  const tables = new Set([...rows].map((li) => li.dataset.table));
+  for (const table of tables) {
+    const said = await fetch("/api/stderr/" + table, {headers: auth});
+    if (said.ok) block("table " + table + ": standard error", await said.text());
+  }
+};
+</script>"""
+"""An entrant's page's form for its author: with their token it shows the build and
+check log of each version and what the program wrote to stderr at each recent table
+(the server answers only the token's holder, and only about their own programs)."""
 
 
 def _spectated(arena: Arena, ident: str) -> tuple[int, list[Event]]:

@@ -52,7 +52,7 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
     folder = contest(tmp_path, "seats = 2\nthreshold = 40\ncheck_matches = 1\n")
     served = Served(folder)
     try:
-        enter_references(served, folder, tmp_path)
+        tokens = enter_references(served, folder, tmp_path)
         served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 3)
         page = await browser.new_page(viewport={"width": 390, "height": 844})
         await page.goto(served.url + "/")
@@ -71,6 +71,10 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         await page.wait_for_selector("text=Recent matches")
         shown = await page.inner_text("body")
         assert re.search(r"In its last 200 tables: faults \d+ timeouts", shown), shown
+        await page.fill("input[name=token]", tokens["greedy-ref"])
+        await page.click("button:has-text('Show')")
+        await page.locator("h3", has_text="version 1: accepted").wait_for()
+        await page.locator("h3", has_text="standard error").first.wait_for()
         await page.locator("a[href^='/replay/']").first.click()
         await page.wait_for_selector("h2:has-text('Round 1')")
         text = await page.inner_text("body")
