@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .book import Book, Submission
 from .config import ArenaConfig
-from .intake import judge, receive
+from .intake import Verdict, judge, receive
 from .matchmaker import Standing, next_table
 from .standings import Ledger, Row
 from .tables import Seated, Tables
@@ -84,7 +84,8 @@ class Arena:
 
     def receive(self, author: str, archive: bytes) -> Submission:
         """A new version from ``author``, unpacked and waiting for its build and check;
-        ``UploadRefused`` (nothing kept) when the archive breaks a rule."""
+        ``UploadRefused`` when the archive breaks a rule (none of its files are kept; the
+        book notes the refused version and why)."""
         submission = self.book.submit(author)
         folder = self.submission_folder(submission)
         shutil.rmtree(folder, ignore_errors=True)  # left by a submission cut short
@@ -105,7 +106,11 @@ class Arena:
                 continue
             submission = waiting[0]
             self.book.start_building(submission.id)
-            verdict = await judge(self.submission_folder(submission), self.config)
+            try:
+                verdict = await judge(self.submission_folder(submission), self.config)
+            except Exception as e:  # the arena's own fault: the version is not played
+                log.exception("judging %s v%d failed", submission.author, submission.version)
+                verdict = Verdict(False, f"rejected: the arena could not judge it: {e}\n", None)
             self.book.judged(submission.id, verdict.accepted, verdict.log, verdict.run)
             log.info(
                 "%s v%d: %s",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,27 @@ async def test_a_table_that_fails_is_forgotten_and_the_loop_goes_on(
     await arena._play(Failing(), seated, seated)  # type: ignore[arg-type]
     assert arena.book.db.execute("SELECT COUNT(*) FROM tables_played").fetchone() == (0,)
     assert "table 1 failed; it is forgotten" in caplog.text
+
+
+async def test_a_submission_the_arena_cannot_judge_is_rejected_and_intake_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(folder: Path, config: ArenaConfig) -> None:
+        raise OSError("the disk is full")
+
+    monkeypatch.setattr(service, "judge", broken)
+    arena = Arena(tmp_path, ArenaConfig())
+    arena.book.invite("ann")
+    first, second = arena.book.submit("ann"), arena.book.submit("ann")
+    intake = asyncio.ensure_future(arena.intake())
+    try:
+        for _ in range(200):
+            states = [s.state for s in arena.book.submissions(author="ann")]
+            if states == ["rejected", "rejected"]:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        intake.cancel()
+    judged = arena.book.submission(second.id)
+    assert judged.state == "rejected" and "could not judge it: the disk is full" in judged.log
+    assert arena.book.submission(first.id).state == "rejected"
