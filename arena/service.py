@@ -82,15 +82,15 @@ class Arena:
 
     # -- submissions --------------------------------------------------------------------
 
-    def receive(self, author: str, archive: bytes) -> Submission:
+    async def receive(self, author: str, archive: bytes) -> Submission:
         """A new version from ``author``, unpacked and waiting for its build and check;
         ``UploadRefused`` when the archive breaks a rule (none of its files are kept; the
         book notes the refused version and why)."""
         submission = self.book.submit(author)
         folder = self.submission_folder(submission)
         shutil.rmtree(folder, ignore_errors=True)  # left by a submission cut short
-        try:
-            receive(archive, folder, self.config)
+        try:  # unpacking 20 MB must not hold up the tables and the pages
+            await asyncio.to_thread(receive, archive, folder, self.config)
         except ValueError as e:
             self.book.judged(submission.id, False, f"rejected: {e}\n", None)
             raise

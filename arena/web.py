@@ -79,7 +79,7 @@ async def submit(request: web.Request) -> web.Response:
     author = _author(request)
     archive = await request.read()
     try:
-        sub = request.app[ARENA].receive(author, archive)
+        sub = await request.app[ARENA].receive(author, archive)
     except UploadRefused as e:
         raise web.HTTPBadRequest(text=f"refused: {e}") from None
     return json_reply({"submission": sub.id, "author": author, "version": sub.version})
