@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     id INTEGER PRIMARY KEY,
     author TEXT NOT NULL REFERENCES authors(name),
     version INTEGER NOT NULL,
-    state TEXT NOT NULL,          -- waiting, accepted, rejected
+    state TEXT NOT NULL,          -- receiving, waiting, building, accepted, rejected
     submitted REAL NOT NULL,
     log TEXT NOT NULL DEFAULT '',
     run TEXT,
@@ -121,6 +121,10 @@ class Book:
         with book.db:
             book._forget("SELECT id FROM tables_played WHERE state = 'playing'")
             book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
+            book.db.execute(
+                "UPDATE submissions SET state = 'rejected', log = 'rejected: the upload was cut "
+                "short (the arena stopped); send it again\n' WHERE state = 'receiving'"
+            )
         return book
 
     def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
@@ -172,16 +176,16 @@ class Book:
 
     # -- submissions ------------------------------------------------------------------
 
-    def submit(self, author: str) -> Submission:
-        """A new version of ``author``'s bot, waiting to be built."""
+    def submit(self, author: str, state: str = "waiting") -> Submission:
+        """A new version of ``author``'s bot, waiting to be built (``receiving``: its
+        files are still being unpacked, and nothing builds it until ``received``)."""
         with self.db:
             (last,) = self.db.execute(
                 "SELECT COALESCE(MAX(version), 0) FROM submissions WHERE author = ?", (author,)
             ).fetchone()
             cursor = self.db.execute(
-                "INSERT INTO submissions (author, version, state, submitted) "
-                "VALUES (?, ?, 'waiting', ?)",
-                (author, last + 1, time.time()),
+                "INSERT INTO submissions (author, version, state, submitted) VALUES (?, ?, ?, ?)",
+                (author, last + 1, state, time.time()),
             )
         assert cursor.lastrowid is not None
         return self.submission(cursor.lastrowid)
@@ -202,6 +206,10 @@ class Book:
             (author, author, state, state),
         )
         return [Submission(*row) for row in rows]
+
+    def received(self, id: int) -> None:
+        """Its files are in place: it waits for its build."""
+        self.db.execute("UPDATE submissions SET state = 'waiting' WHERE id = ?", (id,))
 
     def start_building(self, id: int) -> None:
         self.db.execute("UPDATE submissions SET state = 'building' WHERE id = ?", (id,))

@@ -86,7 +86,7 @@ class Arena:
         """A new version from ``author``, unpacked and waiting for its build and check;
         ``UploadRefused`` when the archive breaks a rule (none of its files are kept; the
         book notes the refused version and why)."""
-        submission = self.book.submit(author)
+        submission = self.book.submit(author, "receiving")  # the intake leaves it alone
         folder = self.submission_folder(submission)
         shutil.rmtree(folder, ignore_errors=True)  # left by a submission cut short
         try:  # unpacking 20 MB must not hold up the tables and the pages
@@ -94,6 +94,7 @@ class Arena:
         except ValueError as e:
             self.book.judged(submission.id, False, f"rejected: {e}\n", None)
             raise
+        self.book.received(submission.id)
         self.poke()
         return self.book.submission(submission.id)
 

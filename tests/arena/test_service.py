@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import pytest
 from leastscore.arena import service
 from leastscore.arena.config import ArenaConfig
+from leastscore.arena.intake import Verdict
 from leastscore.arena.service import Arena
 from leastscore.arena.tables import PlayedTable, Seated
 
@@ -55,3 +57,35 @@ async def test_a_submission_the_arena_cannot_judge_is_rejected_and_intake_goes_o
     judged = arena.book.submission(second.id)
     assert judged.state == "rejected" and "could not judge it: the disk is full" in judged.log
     assert arena.book.submission(first.id).state == "rejected"
+
+
+async def test_nothing_is_built_before_its_files_are_all_unpacked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service, "IDLE", 0.01)  # the intake looks at the book all the time
+
+    def slow_unpack(archive: bytes, folder: Path, config: ArenaConfig) -> None:
+        folder.mkdir(parents=True)
+        time.sleep(0.3)  # a large archive
+        (folder / "bot.toml").write_text('run = "./bot"\n')
+
+    seen: list[bool] = []
+
+    async def judge(folder: Path, config: ArenaConfig) -> Verdict:
+        seen.append((folder / "bot.toml").exists())
+        return Verdict(True, "accepted\n", "./bot")
+
+    monkeypatch.setattr(service, "receive", slow_unpack)
+    monkeypatch.setattr(service, "judge", judge)
+    arena = Arena(tmp_path, ArenaConfig())
+    arena.book.invite("ann")
+    intake = asyncio.ensure_future(arena.intake())
+    try:
+        await arena.receive("ann", b"an archive")
+        for _ in range(200):
+            if seen:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        intake.cancel()
+    assert seen == [True]
