@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from leastscore.arena import service
+from leastscore.arena.book import Submission
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.intake import Verdict
 from leastscore.arena.service import Arena
@@ -38,7 +40,13 @@ async def test_a_table_that_fails_is_forgotten_and_the_loop_goes_on(
 async def test_a_submission_the_arena_cannot_judge_is_rejected_and_intake_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    tried: list[Path] = []
+    both = asyncio.Event()
+
     async def broken(folder: Path, config: ArenaConfig) -> None:
+        tried.append(folder)
+        if len(tried) == 2:
+            both.set()
         raise OSError("the disk is full")
 
     monkeypatch.setattr(service, "judge", broken)
@@ -47,11 +55,8 @@ async def test_a_submission_the_arena_cannot_judge_is_rejected_and_intake_goes_o
     first, second = arena.book.submit("ann"), arena.book.submit("ann")
     intake = asyncio.ensure_future(arena.intake())
     try:
-        for _ in range(200):
-            states = [s.state for s in arena.book.submissions(author="ann")]
-            if states == ["rejected", "rejected"]:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(both.wait(), 30)
+        await asyncio.sleep(0)  # the intake writes the second verdict
     finally:
         intake.cancel()
     judged = arena.book.submission(second.id)
@@ -62,30 +67,50 @@ async def test_a_submission_the_arena_cannot_judge_is_rejected_and_intake_goes_o
 async def test_nothing_is_built_before_its_files_are_all_unpacked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service, "IDLE", 0.01)  # the intake looks at the book all the time
+    """The unpacking waits until the intake has looked at the book three times: a
+    version still being unpacked must not be built by any of those looks."""
+    unpacked = threading.Event()
+    looked = asyncio.Event()
+    judged = asyncio.Event()
+    seen: list[bool] = []
 
     def slow_unpack(archive: bytes, folder: Path, config: ArenaConfig) -> None:
         folder.mkdir(parents=True)
-        time.sleep(0.3)  # a large archive
+        assert unpacked.wait(30)  # a large archive, until the test says it is done
         (folder / "bot.toml").write_text('run = "./bot"\n')
-
-    seen: list[bool] = []
 
     async def judge(folder: Path, config: ArenaConfig) -> Verdict:
         seen.append((folder / "bot.toml").exists())
+        judged.set()
         return Verdict(True, "accepted\n", "./bot")
 
+    monkeypatch.setattr(service, "IDLE", 0.001)
     monkeypatch.setattr(service, "receive", slow_unpack)
     monkeypatch.setattr(service, "judge", judge)
     arena = Arena(tmp_path, ArenaConfig())
     arena.book.invite("ann")
+    looks = 0
+    submissions = arena.book.submissions
+
+    def counted(*args: Any, **kwargs: Any) -> list[Submission]:
+        nonlocal looks
+        looks += 1
+        if looks >= 3 and unpacked_started.is_set():
+            looked.set()
+        return submissions(*args, **kwargs)
+
+    unpacked_started = asyncio.Event()
+    monkeypatch.setattr(arena.book, "submissions", counted)
     intake = asyncio.ensure_future(arena.intake())
     try:
-        await arena.receive("ann", b"an archive")
-        for _ in range(200):
-            if seen:
-                break
-            await asyncio.sleep(0.01)
+        receiving = asyncio.ensure_future(arena.receive("ann", b"an archive"))
+        unpacked_started.set()
+        await asyncio.wait_for(looked.wait(), 30)
+        assert not seen  # three looks, nothing built
+        unpacked.set()
+        await receiving
+        await asyncio.wait_for(judged.wait(), 30)
     finally:
+        unpacked.set()
         intake.cancel()
     assert seen == [True]
