@@ -194,5 +194,5 @@ def export(folder: Path) -> None:
         {"table": m.table_id, "seats": [authors[s] for s in m.seats], "places": list(m.places)}
         for m in book.played()
     ]
-    json.dump({"leaderboard": [r.__dict__ for r in rows], "matches": matches}, sys.stdout)
+    json.dump({"leaderboard": [r.as_json() for r in rows], "matches": matches}, sys.stdout)
     click.echo()

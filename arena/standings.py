@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from leastscore.tournament.pure.rating import Pairs, add_match, fit, intervals
 
@@ -32,6 +32,18 @@ class Row:
     high: float | None
     matches: int
     faults: int
+
+    def as_json(self) -> dict[str, Any]:
+        """The row as the API and ``arena export`` give it (to a tenth of a point)."""
+        span = None if self.low is None or self.high is None else [self.low, self.high]
+        return {
+            "author": self.author,
+            "version": self.version,
+            "rating": round(self.rating, 1),
+            "interval": None if span is None else [round(x, 1) for x in span],
+            "matches": self.matches,
+            "faults": self.faults,
+        }
 
     @property
     def width(self) -> float:

@@ -24,7 +24,6 @@ from leastscore.server.web_turn import json_reply
 
 from .book import FAULTS
 from .service import Arena
-from .standings import Row
 from .upload import UploadRefused
 
 RECENT_TABLES = 200
@@ -50,20 +49,9 @@ def make_app(arena: Arena) -> web.Application:
     return app
 
 
-def _row(row: Row) -> dict[str, Any]:
-    return {
-        "author": row.author,
-        "version": row.version,
-        "rating": round(row.rating, 1),
-        "interval": None if row.low is None else [round(row.low, 1), round(row.high or 0, 1)],
-        "matches": row.matches,
-        "faults": row.faults,
-    }
-
-
 async def leaderboard_data(request: web.Request) -> web.Response:
     arena = request.app[ARENA]
-    return json_reply({"paused": arena.paused, "rows": [_row(r) for r in arena.board()]})
+    return json_reply({"paused": arena.paused, "rows": [r.as_json() for r in arena.board()]})
 
 
 def _author(request: web.Request) -> str:
@@ -152,7 +140,7 @@ def _entrant(arena: Arena, name: str) -> dict[str, Any]:
     return {
         "author": name,
         "versions": [{"version": s.version, "state": s.state} for s in subs],
-        "board": [_row(r) for r in arena.board() if r.author == name],
+        "board": [r.as_json() for r in arena.board() if r.author == name],
         "faults": {**faults, "by_kind": failures},
         "cpu_seconds": round(cpu, 3),
         "recent": recent[-20:],
