@@ -11,15 +11,13 @@ path on every worker's machine (a local cluster, or a shared file system).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from distributed import Client, WorkerPlugin, get_worker
-from leastscore.seats.loop import loop_factory
+from leastscore.seats.loop import LoopThread
 
 from .config import ArenaConfig
 from .tables import PlayedTable, Seated, Tables
@@ -37,10 +35,7 @@ class ArenaPlugin(WorkerPlugin):
         self.folder = folder
 
     def setup(self, worker: Any) -> None:
-        factory = loop_factory()
-        self.loop = factory() if factory is not None else asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name=PLUGIN, daemon=True)
-        self.thread.start()
+        self.loop = LoopThread(PLUGIN)
         self.slots: dict[int, Tables] = {}
 
     def teardown(self, worker: Any) -> None:
@@ -48,11 +43,7 @@ class ArenaPlugin(WorkerPlugin):
             for tables in self.slots.values():
                 await tables.close()
 
-        try:
-            asyncio.run_coroutine_threadsafe(close(), self.loop).result(CLOSE_TIME)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(CLOSE_TIME)
+        self.loop.stop(close(), CLOSE_TIME)
 
     def play(self, slot: int, seated: Sequence[Seated], everyone: Sequence[Seated], seed: int,
              table_dir: str) -> PlayedTable:  # fmt: skip
@@ -61,7 +52,7 @@ class ArenaPlugin(WorkerPlugin):
             where = Path(self.folder, "programs", f"{slot}-{get_worker().name}")
             tables = self.slots[slot] = Tables(self.config, where)
         job = tables.play(seated, everyone, seed, Path(table_dir))
-        return asyncio.run_coroutine_threadsafe(job, self.loop).result()
+        return self.loop.call(job)
 
 
 def play_on_worker(slot: int, seated: Sequence[Seated], everyone: Sequence[Seated], seed: int,

@@ -9,6 +9,7 @@ policy the older way used is deprecated. uvloop is an optional extra
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -36,3 +37,26 @@ def run(main: Coroutine[Any, Any, T], fast: bool = True) -> T:
     """``asyncio.run`` on the loop ``loop_factory(fast)`` gives."""
     with asyncio.Runner(loop_factory=loop_factory(fast)) as runner:
         return runner.run(main)
+
+
+class LoopThread:
+    """An event loop running in a thread of its own, for code called from threads that
+    are not asyncio's (a Dask worker's tasks): what it starts (programs, their pipes)
+    lives on between calls, on one loop. ``call`` runs a coroutine there and waits."""
+
+    def __init__(self, name: str) -> None:
+        factory = loop_factory()
+        self.loop = factory() if factory is not None else asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self.thread.start()
+
+    def call(self, job: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return asyncio.run_coroutine_threadsafe(job, self.loop).result(timeout)
+
+    def stop(self, last: Coroutine[Any, Any, Any], timeout: float) -> None:
+        """Run ``last`` (a clean-up), then stop the loop and its thread."""
+        try:
+            self.call(last, timeout)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout)

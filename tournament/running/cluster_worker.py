@@ -16,10 +16,8 @@ tournament, its log: workers need no shared disk.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,7 +25,7 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 from leastscore.game import Event, write_log
-from leastscore.seats.loop import loop_factory
+from leastscore.seats.loop import LoopThread
 from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
@@ -78,12 +76,7 @@ class LineupPlugin(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         self.config: TournamentConfig = configs.load(self.definition)
-        factory = loop_factory()
-        self.loop = factory() if factory is not None else asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name=f"{self.name}-loop", daemon=True
-        )
-        self.thread.start()
+        self.loop = LoopThread(f"{self.name}-loop")
         self.stderr_dir = Path(worker.local_directory, "leastscore-programs", self.name)
         self.stderr_sent: dict[str, int] = {}
         self.where = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(worker.name))
@@ -94,15 +87,10 @@ class LineupPlugin(WorkerPlugin):
         )
 
     def teardown(self, worker: Any) -> None:
-        try:
-            closing = asyncio.run_coroutine_threadsafe(self.lineup.close(), self.loop)
-            closing.result(CLOSE_TIME)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(CLOSE_TIME)
+        self.loop.stop(self.lineup.close(), CLOSE_TIME)
 
     def play(self, fixtures: Sequence[Fixture], keep_logs: bool) -> Batch:
-        return asyncio.run_coroutine_threadsafe(self._play(fixtures, keep_logs), self.loop).result()
+        return self.loop.call(self._play(fixtures, keep_logs))
 
     async def _play(self, fixtures: Sequence[Fixture], keep_logs: bool) -> Batch:
         started = time.perf_counter()
