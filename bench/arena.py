@@ -35,11 +35,11 @@ from typing import Any
 import click
 
 LEVELS = ("random", "greedy", "counter")
-REFERENCE = """import sys
-from leastscore.bots import make_bot
-from leastscore.bots.stdio import run_stdio
-sys.exit(run_stdio(make_bot({level!r})))
-"""
+
+
+def run_builtin(level: str) -> str:
+    """A built-in level as a program on stdio, as the arena and the tournament start it."""
+    return f"{sys.executable} -m leastscore bot run builtin:{level} --stdio"
 
 
 def leastscore(*args: str) -> str:
@@ -54,17 +54,13 @@ def references(root: Path) -> dict[str, Path]:
     for level in LEVELS:
         folder = root / "bots" / level
         folder.mkdir(parents=True)
-        (folder / "bot.py").write_text(REFERENCE.format(level=level))
-        (folder / "bot.toml").write_text(f'run = "{sys.executable} bot.py"\n')
+        (folder / "bot.toml").write_text(f'run = "{run_builtin(level)}"\n')
         folders[level] = folder
     return folders
 
 
 def tournament(folders: dict[str, Path], seats: int, threshold: int, deals: int) -> dict[str, Any]:
-    argv = [
-        f'--bot={level}=cmd:"{sys.executable} {folder / "bot.py"}"'
-        for level, folder in folders.items()
-    ]
+    argv = [f'--bot={level}=cmd:"{run_builtin(level)}"' for level in folders]
     started = time.perf_counter()
     out = leastscore(
         "tournament", *argv, f"--seats={seats}", f"--threshold={threshold}",

@@ -22,15 +22,10 @@ from leastscore.arena.book import Book
 from leastscore.seats.sandbox import bwrap_path
 
 SETTINGS = "seats = 2\nthreshold = 30\nmove_time = 5.0\ntables_at_once = 2\ncheck_matches = 1\n"
-REFERENCE = """import sys
-from leastscore.bots import make_bot
-from leastscore.bots.stdio import run_stdio
-sys.exit(run_stdio(make_bot({level!r})))
-"""
 NOSY = """import os, sys
 here = os.getcwd()
 print("neighbours:", sorted(os.listdir(os.path.dirname(here))), file=sys.stderr)
-for path in ("../../greedy-ref/v1/bot.py", "../../../arena.sqlite"):
+for path in ("../../greedy-ref/v1/bot.toml", "../../../arena.sqlite"):
     try:
         open(os.path.join(here, path)).read()
         print("read", path, file=sys.stderr)
@@ -42,7 +37,10 @@ try:
 except OSError:
     print("its folder is read-only", file=sys.stderr)
 sys.stderr.flush()
-""" + REFERENCE.format(level="greedy")
+from leastscore.bots import make_bot
+from leastscore.bots.stdio import run_stdio
+sys.exit(run_stdio(make_bot("greedy")))  # and then it plays, as greedy
+"""
 
 
 def leastscore(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -54,12 +52,19 @@ def leastscore(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
     )
 
 
-def bot(folder: Path, source: str, build: str | None = None) -> Path:
+def bot(folder: Path, source: str | None, build: str | None = None, run: str = "bot.py") -> Path:
+    """A bot's folder: ``source`` as its ``bot.py`` (if any), run as ``python RUN``."""
     folder.mkdir(parents=True)
-    (folder / "bot.py").write_text(source)
-    lines = [f'run = "{sys.executable} bot.py"'] + ([f'build = "{build}"'] if build else [])
+    if source is not None:
+        (folder / "bot.py").write_text(source)
+    lines = [f'run = "{sys.executable} {run}"'] + ([f'build = "{build}"'] if build else [])
     (folder / "bot.toml").write_text("\n".join(lines) + "\n")
     return folder
+
+
+def reference(folder: Path, level: str, build: str | None = None) -> Path:
+    """A built-in level entered as a program (``bot run builtin:LEVEL --stdio``)."""
+    return bot(folder, None, build, run=f"-m leastscore bot run builtin:{level} --stdio")
 
 
 def get(url: str, token: str | None = None) -> Any:
@@ -90,7 +95,7 @@ def enter_references(served: Served, folder: Path, tmp_path: Path) -> dict[str, 
     tokens = {}
     for name, level in (("greedy-ref", "greedy"), ("random-ref", "random")):
         tokens[name] = leastscore("arena", "invite", str(folder), name).stdout.strip()
-        made = bot(tmp_path / name, REFERENCE.format(level=level))
+        made = reference(tmp_path / name, level)
         sent = leastscore("arena", "submit", served.url, str(made), "--token", tokens[name])
         assert sent.returncode == 0, sent.stdout + sent.stderr
         assert "accepted: it plays from now on" in sent.stdout
@@ -166,15 +171,13 @@ def test_an_arena_from_invitations_to_a_restart(
                 "arena",
                 "submit",
                 served.url,
-                str(bot(tmp_path / name, REFERENCE.format(level=level))),
+                str(reference(tmp_path / name, level)),
                 "--token",
                 tokens[name],
             )
             assert sent.returncode == 0, sent.stdout + sent.stderr
             assert "accepted: it plays from now on" in sent.stdout
-        broken = bot(
-            tmp_path / "broken", REFERENCE.format(level="greedy"), "echo compiling; exit 3"
-        )
+        broken = reference(tmp_path / "broken", "greedy", "echo compiling; exit 3")
         sent = leastscore("arena", "submit", served.url, str(broken), "--token", tokens["broken"])
         assert sent.returncode == 1
         assert "compiling" in sent.stdout and "rejected: the build failed" in sent.stdout
@@ -194,7 +197,7 @@ def test_an_arena_from_invitations_to_a_restart(
         assert board["greedy-ref"]["rating"] > board["random-ref"]["rating"]
         assert board["nosy"]["rating"] > board["random-ref"]["rating"]
         check_the_logs(served, folder, tokens)
-        again = bot(tmp_path / "random-v2", REFERENCE.format(level="random"))
+        again = reference(tmp_path / "random-v2", "random")
         sent = leastscore(
             "arena", "submit", served.url, str(again), "--token", tokens["random-ref"]
         )
@@ -249,7 +252,7 @@ def check_the_logs(served: Served, folder: Path, tokens: dict[str, str]) -> None
         assert status(f"{served.url}/api/stderr/{table}", tokens[name]) == 404
     if bwrap_path() is not None:
         assert "neighbours: ['v1']" in said, said
-        assert "could not read ../../greedy-ref/v1/bot.py" in said, said
+        assert "could not read ../../greedy-ref/v1/bot.toml" in said, said
         assert "could not read ../../../arena.sqlite" in said, said
         assert "its folder is read-only" in said, said
     page = get(served.url + "/").decode()

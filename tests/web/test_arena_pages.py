@@ -18,12 +18,11 @@ from leastscore.arena.book import Book
 from leastscore.game import Played, RoundStarted, read_log
 
 from ..arena.test_arena_end_to_end import (
-    REFERENCE,
     Served,
-    bot,
     contest,
     enter_references,
     leastscore,
+    reference,
 )
 from .conftest import screenshot_path
 
@@ -113,7 +112,7 @@ def tarball(folder: Path, out: Path, link: bool = False) -> Path:
 async def test_an_author_uploads_from_the_page(browser: Any, tmp_path: Path) -> None:
     folder = contest(tmp_path, "seats = 2\nthreshold = 40\ncheck_matches = 1\n")
     token = leastscore("arena", "invite", str(folder), "ann").stdout.strip()
-    made = bot(tmp_path / "ann", REFERENCE.format(level="greedy"))
+    made = reference(tmp_path / "ann", "greedy")
     good, bad = tarball(made, tmp_path / "ann.tgz"), tarball(made, tmp_path / "bad.tgz", True)
     served = Served(folder)
     try:
