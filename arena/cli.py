@@ -64,7 +64,7 @@ def invite(folder: Path, name: str) -> None:
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
-    help="Play the tables on a Dask cluster (the folder at the same path on every worker).",
+    help="Play the tables on a Dask cluster: local:N or tcp://HOST:PORT (see ARENA.md).",
 )
 def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
     """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""

@@ -31,7 +31,7 @@ from .tables import Seated, Tables
 if TYPE_CHECKING:
     from distributed import Client
 
-    from .cluster import ClusterTables
+    from .cluster import ClusterTables, Shipping
 
 log = logging.getLogger("leastscore.arena")
 
@@ -123,16 +123,18 @@ class Arena:
 
     # -- tables -------------------------------------------------------------------------
 
-    async def tables(self, slot: int, client: Client | None = None) -> None:
+    async def tables(self, slot: int, cluster: tuple[Client, Shipping] | None = None) -> None:
         """Play the next table the matchmaker chooses, one after another, forever (the
-        ``slot``-th of ``tables_at_once``, with programs of its own)."""
+        ``slot``-th of ``tables_at_once``, with programs of its own; on the ``cluster``'s
+        workers when there is one)."""
         tables: Tables | ClusterTables
-        if client is None:
-            tables = Tables(self.config, self.folder / "programs" / str(slot))
+        stderr_dir = self.folder / "programs" / str(slot)
+        if cluster is None:
+            tables = Tables(self.config, stderr_dir)
         else:
             from .cluster import ClusterTables  # needs distributed: only with --cluster
 
-            tables = ClusterTables(client, slot)
+            tables = ClusterTables(*cluster, slot, stderr_dir)
         try:
             while True:
                 everyone = [] if self.paused else self._everyone()
@@ -209,12 +211,13 @@ class Arena:
     async def run(self) -> None:
         """The intake and ``tables_at_once`` table loops, until cancelled."""
         async with contextlib.AsyncExitStack() as stack:
-            client = None
+            cluster = None
             if self.cluster is not None:
-                from .cluster import connect
+                from .cluster import Shipping, connect
 
-                client = await connect(stack, self.cluster, self.config, self.folder)
+                client = await connect(stack, self.cluster, self.config)
+                cluster = (client, Shipping(client))
             async with asyncio.TaskGroup() as group:
                 group.create_task(self.intake())
                 for slot in range(self.config.tables_at_once):
-                    group.create_task(self.tables(slot, client))
+                    group.create_task(self.tables(slot, cluster))

@@ -49,6 +49,12 @@ class PlayedTable:
     stderr: dict[str, tuple[str, int, int]]
 
 
+def stderr_file(stderr_dir: Path, author: str) -> Path:
+    """The file that holds what ``author``'s programs at one table slot wrote to stderr
+    (as the ``Lineup`` names it)."""
+    return stderr_dir / f"{author}.main.stderr"
+
+
 class Tables:
     """One table at a time, with programs kept running between tables.
 
@@ -115,7 +121,7 @@ class Tables:
         )
 
     def _stderr_path(self, name: str) -> Path:
-        return self.stderr_dir / f"{name}.main.stderr"
+        return stderr_file(self.stderr_dir, name)
 
     def _stderr_size(self, name: str) -> int:
         path = self._stderr_path(name)

@@ -93,6 +93,29 @@ def unpack(archive: bytes, into: Path, max_mb: int, max_files: int) -> Manifest:
     return read_manifest(into)
 
 
+def pack_built(folder: Path) -> bytes:
+    """An accepted version's folder as the arena built it, whole (its links and caches
+    too), for a cluster's workers, which have no copy of the arena's folder."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tar:
+        tar.add(folder, arcname=".")
+    return buffer.getvalue()
+
+
+def unpack_built(archive: bytes, into: Path) -> None:
+    """``pack_built``'s archive unpacked on a worker. A build may have made anything,
+    so what would land outside ``into`` (a link out, a device) is left out."""
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        tar.extractall(into, filter=_inside)
+
+
+def _inside(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+    try:
+        return tarfile.data_filter(member, path)
+    except tarfile.FilterError:
+        return None
+
+
 def _check_members(members: list[tarfile.TarInfo], max_bytes: int, max_files: int) -> None:
     if len(members) > max_files:
         raise UploadRefused(f"{len(members)} files and folders: the cap is {max_files}")

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from leastscore.seats.sandbox import bwrap_path
 
-from .test_arena_end_to_end import Served, contest, enter_references
+from .test_arena_end_to_end import Served, contest, enter_references, get
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 
@@ -22,5 +27,58 @@ def test_tables_are_played_on_the_cluster_s_workers(tmp_path: Path) -> None:
     finally:
         served.stop()
     slots = sorted(p.name for p in (folder / "programs").iterdir())
-    assert len(slots) == 2 and all("-" in s for s in slots), slots  # SLOT-WORKER: on workers
-    assert {s.split("-", 1)[0] for s in slots} == {"0", "1"}
+    assert slots == ["0", "1"], slots  # each slot's stderr, sent back by its worker
+
+
+def _scheduler(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``dask scheduler`` on a free port of loopback, and its address."""
+    found = tmp_path / "scheduler.json"
+    dask = str(Path(sys.executable).with_name("dask"))
+    process = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(found)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not found.exists() or not found.read_text().strip():
+        assert time.monotonic() < deadline and process.poll() is None, "no scheduler"
+        time.sleep(0.1)
+    return process, json.loads(found.read_text())["address"]
+
+
+@pytest.mark.timeout(300)
+def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
+    """A worker in a mount namespace where the arena's folder is an empty tmpfs: it plays
+    from the versions shipped to it, and the logs and stderr come back to the arena."""
+    bwrap = bwrap_path()
+    if bwrap is None:
+        pytest.skip("bubblewrap hides the arena's folder from the worker: apt install bubblewrap")
+    arena = tmp_path / "arena"
+    arena.mkdir()
+    folder = contest(arena, "seats = 2\nthreshold = 30\ncheck_matches = 1\n")
+    scheduler, address = _scheduler(tmp_path)
+    dask = str(Path(sys.executable).with_name("dask"))
+    worker = subprocess.Popen(
+        [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(arena), "--die-with-parent", "--",
+         dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
+         "--local-directory", str(arena / "scratch")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    served = Served(folder, "--cluster", address)
+    try:
+        tokens = enter_references(served, folder, arena)
+        board = served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 5)
+        assert board["greedy-ref"]["rating"] > board["random-ref"]["rating"]
+        match = get(served.url + "/api/entrant/greedy-ref")["recent"][0]
+        replay = get(served.url + f"/replay/{match['match']}").decode()
+        assert "greedy-ref" in replay and "Round 1" in replay, replay[:2000]
+        said = get(served.url + f"/api/stderr/{match['table']}", tokens["greedy-ref"])
+        assert isinstance(said, bytes)
+    finally:
+        served.stop()
+        worker.kill()
+        scheduler.kill()
+        worker.wait()
+        scheduler.wait()
+    assert not (arena / "scratch").exists()  # the worker's own folder was not here
+    assert any((folder / "tables").glob("*/logs/*.jsonl")), "no log came back"
