@@ -145,7 +145,7 @@ class Shipping:
 
     def __init__(self, client: Client) -> None:
         self.client = client
-        self._held: dict[int, asyncio.Future["Future[bytes]"]] = {}
+        self._held: dict[int, asyncio.Future[Future[bytes]]] = {}
 
     async def held(self, everyone: Sequence[Seated]) -> dict[int, Future[bytes]]:
         """The cluster's copy of each of ``everyone``'s folders (others are let go)."""
