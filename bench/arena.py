@@ -2,9 +2,13 @@
 same entrants in the same run.
 
     python -m bench.arena [--seconds 60] [--seats 2] [--threshold 50]
+                          [--levels random,greedy,counter] [--copies 1]
+                          [--report-every 600]
 
-Three reference bots (``random``, ``greedy``, ``counter``) run as programs on stdio,
-each from a folder of its own, under the sandbox the machine has:
+Reference bots (built-in levels, by default ``random``, ``greedy``, ``counter``,
+weakest first) run as programs on stdio, each from a folder of its own, under the
+sandbox the machine has (with ``--copies N``, each level is entered N times, as
+``LEVEL``, ``LEVEL-2``, ..., for a busy arena):
 
 - ``tournament``: ``leastscore tournament --workers 1`` over those programs plays a
   round-robin; matches per second of wall time.
@@ -13,8 +17,10 @@ each from a folder of its own, under the sandbox the machine has:
   once all three are placed, and the ratio to the tournament's (the bookkeeping's
   cost: the book, the matchmaker, the fit); the seconds from a submission to its
   first rated match; and after how many matches the leaderboard's order became
-  ``counter > greedy > random`` and stayed so to the end; and the arena process's
-  resident memory when all three were placed and at the end.
+  the levels' (strongest first) and stayed so to the end; and the arena process's
+  resident memory when all were placed and at the end. For a long run,
+  ``--report-every`` prints a line to stderr now and then (matches, memory, order)
+  to show that the arena keeps going at the same pace.
 
 Both sides play one table at a time, so both are measured per worker. Last line:
 one JSON object.
@@ -35,6 +41,7 @@ from typing import Any
 import click
 
 LEVELS = ("random", "greedy", "counter")
+"""The default reference levels, weakest first."""
 
 
 def run_builtin(level: str) -> str:
@@ -49,18 +56,29 @@ def leastscore(*args: str) -> str:
     return done.stdout
 
 
-def references(root: Path) -> dict[str, Path]:
+def references(root: Path, levels: tuple[str, ...], copies: int = 1) -> dict[str, Path]:
+    """A folder for each entrant, named for its level (``LEVEL-2``: its second copy)."""
     folders = {}
-    for level in LEVELS:
-        folder = root / "bots" / level
-        folder.mkdir(parents=True)
-        (folder / "bot.toml").write_text(f'run = "{run_builtin(level)}"\n')
-        folders[level] = folder
+    for level in levels:
+        for copy in range(1, copies + 1):
+            name = level if copy == 1 else f"{level}-{copy}"
+            folder = root / "bots" / name
+            folder.mkdir(parents=True)
+            (folder / "bot.toml").write_text(f'run = "{run_builtin(level)}"\n')
+            folders[name] = folder
     return folders
 
 
+def in_order(authors: list[str], entered: list[str]) -> bool:
+    """Are ``authors`` (the leaderboard, best first) in the order of their levels, as
+    ``entered`` lists them weakest first (copies of a level in any order)?"""
+    strength = {name: entered.index(name.split("-")[0]) for name in entered}
+    ranks = [strength[a] for a in authors]
+    return len(authors) == len(entered) and ranks == sorted(ranks, reverse=True)
+
+
 def tournament(folders: dict[str, Path], seats: int, threshold: int, deals: int) -> dict[str, Any]:
-    argv = [f'--bot={level}=cmd:"{run_builtin(level)}"' for level in folders]
+    argv = [f'--bot={name}=cmd:"{run_builtin(name.split("-")[0])}"' for name in folders]
     started = time.perf_counter()
     out = leastscore(
         "tournament", *argv, f"--seats={seats}", f"--threshold={threshold}",
@@ -87,15 +105,14 @@ def board(url: str) -> list[dict[str, Any]]:
         return list(json.load(answer)["rows"])
 
 
-def arena(
-    root: Path, folders: dict[str, Path], seats: int, threshold: int, seconds: float
-) -> dict[str, Any]:
+def arena(root: Path, folders: dict[str, Path], seats: int, threshold: int, seconds: float,
+          report_every: float) -> dict[str, Any]:  # fmt: skip
     home = root / "arena"
     home.mkdir()
     (home / "arena.toml").write_text(
         f"seats = {seats}\nthreshold = {threshold}\ntables_at_once = 1\ncheck_matches = 1\n"
     )
-    tokens = {level: leastscore("arena", "invite", str(home), level).strip() for level in LEVELS}
+    tokens = {name: leastscore("arena", "invite", str(home), name).strip() for name in folders}
     serve = subprocess.Popen(
         [sys.executable, "-m", "leastscore", "arena", "serve", str(home), "--port", "0"],
         stdout=subprocess.PIPE, text=True,
@@ -104,10 +121,10 @@ def arena(
         assert serve.stdout is not None
         url = serve.stdout.readline().split()[1].rstrip("/")
         sent_at = {}
-        for level in LEVELS:
+        for level in folders:
             sent_at[level] = time.perf_counter()
             leastscore("arena", "submit", url, str(folders[level]), "--token", tokens[level])
-        return _watch(url, sent_at, seconds, serve.pid)
+        return _watch(url, sent_at, seconds, serve.pid, seats, report_every)
     finally:
         serve.kill()
         serve.wait()
@@ -124,8 +141,10 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int) -> dict[str, Any]:
+def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats: int,
+           report_every: float) -> dict[str, Any]:  # fmt: skip
     first: dict[str, float] = {}
+    reported = time.perf_counter()
     placed_at = placed_matches = None
     rss_placed = 0.0
     history: list[tuple[int, bool]] = []
@@ -136,13 +155,16 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int) -> dic
         for row in rows:
             if row["matches"] and row["author"] not in first:
                 first[row["author"]] = now - sent_at[row["author"]]
-        total = sum(r["matches"] for r in rows) // 2 if rows else 0
-        if placed_at is None and len(first) == len(LEVELS):
+        total = sum(r["matches"] for r in rows) // seats
+        if placed_at is None and len(first) == len(sent_at):
             placed_at, placed_matches = now, total
             deadline = now + seconds
             rss_placed = rss_mb(pid)
         order = [r["author"] for r in rows if r["matches"]]
-        history.append((total, order == list(reversed(LEVELS))))
+        history.append((total, in_order(order, list(sent_at))))
+        if report_every and now - reported >= report_every:
+            reported = now
+            _report(now - (placed_at or now), total, rss_mb(pid), order)
         if placed_at is not None and now >= deadline:
             break
         time.sleep(0.25)
@@ -157,8 +179,16 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int) -> dic
         "to_first_rated_match_s": {k: round(v, 2) for k, v in sorted(first.items())},
         "settled_after_matches": settled,
         "final_order": [r["author"] for r in board(url)],
+        "matches_per_hour_per_author": round(
+            3600 * played * seats / len(sent_at) / max(1e-9, time.perf_counter() - (placed_at or 0))
+        ),
         "serve_rss_mb": {"placed": rss_placed, "end": rss_mb(pid)},
     }
+
+
+def _report(seconds: float, matches: int, rss: float, order: list[str]) -> None:
+    line = {"seconds": round(seconds), "matches": matches, "rss_mb": rss, "order": order}
+    print(json.dumps(line), file=sys.stderr, flush=True)
 
 
 @click.command()
@@ -166,12 +196,17 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int) -> dic
 @click.option("--seats", default=2, show_default=True, help="Players at a table.")
 @click.option("--threshold", default=50, show_default=True, help="Points that end a match.")
 @click.option("--deals", default=150, show_default=True, help="The tournament's deals per group.")
-def main(seconds: float, seats: int, threshold: int, deals: int) -> None:
+@click.option("--levels", default=",".join(LEVELS), show_default=True,
+              help="The reference levels, weakest first.")  # fmt: skip
+@click.option("--copies", default=1, show_default=True, help="Entrants of each level.")
+@click.option("--report-every", default=0.0, help="Seconds between progress lines (stderr).")
+def main(seconds: float, seats: int, threshold: int, deals: int, levels: str, copies: int,
+         report_every: float) -> None:  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="leastscore-bench-arena-") as tmp:
         root = Path(tmp)
-        folders = references(root)
+        folders = references(root, tuple(levels.split(",")), copies)
         played = tournament(folders, seats, threshold, deals)
-        ran = arena(root, folders, seats, threshold, seconds)
+        ran = arena(root, folders, seats, threshold, seconds, report_every)
     result = {
         "bench": "arena",
         "seats": seats,
