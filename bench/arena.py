@@ -50,9 +50,9 @@ def run_builtin(level: str) -> str:
 
 
 def leastscore(*args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "leastscore", *args], capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([sys.executable, "-m", "leastscore", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"leastscore {args[0]} {args[1]} failed:\n{done.stdout}{done.stderr}")
     return done.stdout
 
 
