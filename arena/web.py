@@ -2,7 +2,8 @@
 
 Anyone may read the leaderboard (``/``, ``/api/leaderboard``), an entrant's page
 (``/entrant/NAME``, ``/api/entrant/NAME``) and every finished match's replay
-(``/replay/ID``, ``/api/replay/ID``: a spectator's copy of each event, no hand).
+(``/replay/ID`` in words, ``/watch/ID`` on the live view's board, ``/api/replay/ID``:
+a spectator's copy of each event, no hand).
 With their token (``Authorization: Bearer TOKEN``) an author submits (``POST
 /api/submit``, a gzipped tar of the bot's folder), reads the build and check of
 their own versions (``/api/mine``) and the standard error their program wrote at a
@@ -13,13 +14,14 @@ table (``/api/stderr/TABLE``), and plays an earlier accepted version again (``PO
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import msgspec
 from aiohttp import web
 from leastscore.game import Event, MatchStarted, RoundStarted, read_log
 from leastscore.seats.narrate import describe
-from leastscore.server.web import spectator_log
+from leastscore.server.web import asset, page_words, spectator_log, static_file
 from leastscore.server.web_turn import json_reply
 
 from .book import FAULTS
@@ -46,6 +48,9 @@ def make_app(arena: Arena) -> web.Application:
     app.router.add_get("/api/stderr/{table}", stderr)
     app.router.add_get("/replay/{id}", replay_page)
     app.router.add_get("/api/replay/{id}", replay_data)
+    app.router.add_get("/watch/{id}", watch_page)
+    app.router.add_get("/static/{name}", asset)
+    app.router.add_get("/api/words/{code}", page_words)
     return app
 
 
@@ -297,14 +302,30 @@ def _spectated(arena: Arena, ident: str) -> tuple[int, list[Event]]:
 
 
 async def replay_data(request: web.Request) -> web.Response:
-    match_id, events = _spectated(request.app[ARENA], request.match_info["id"])
-    return json_reply({"match": match_id, "steps": spectator_log(events)})
+    arena = request.app[ARENA]
+    match_id, events = _spectated(arena, request.match_info["id"])
+    match = arena.book.match(match_id)
+    table = f"table {match.table_id}" if match is not None else ""
+    return json_reply(
+        {"match": {"id": match_id, "table_name": table}, "steps": spectator_log(events)}
+    )
+
+
+async def watch_page(request: web.Request) -> web.Response:
+    """A finished match on the board the server's live view draws (its own scripts, run
+    on this one replay), stepped through move by move."""
+    match_id, _ = _spectated(request.app[ARENA], request.match_info["id"])
+    page = static_file("index.html").decode()
+    nav = '<nav><a href="/">Leaderboard</a> <a href="/replay/{0}">In words</a></nav>'
+    page = re.sub(r"<nav>.*?</nav>", nav.format(match_id), page, flags=re.S)
+    page = page.replace("<body>", f'<body data-replay="{match_id}">', 1)
+    return web.Response(text=page, content_type="text/html")
 
 
 async def replay_page(request: web.Request) -> web.Response:
     match_id, events = _spectated(request.app[ARENA], request.match_info["id"])
     names: list[str] = []
-    parts = ["<ol>"]
+    parts = [f'<p><a href="/watch/{match_id}">Watch it on the board</a></p><ol>']
     for event in events:
         if isinstance(event, MatchStarted):
             names = list(event.seats)

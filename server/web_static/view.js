@@ -310,5 +310,10 @@ function drawHeader() {
   }));
 }
 
-window.addEventListener("hashchange", route);
-loadWords(chosenLanguage()).then(() => { drawHeader(); route(); });
+const onlyReplay = document.body.dataset.replay;  // a page of one replay (the arena's)
+if (onlyReplay) {
+  loadWords(chosenLanguage()).then(() => showReplay(onlyReplay)).catch(failed);
+} else {
+  window.addEventListener("hashchange", route);
+  loadWords(chosenLanguage()).then(() => { drawHeader(); route(); });
+}

@@ -82,6 +82,15 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         match_id = int(page.url.rsplit("/", 1)[1])
         if (shot := screenshot_path("arena-replay")) is not None:
             await page.screenshot(path=str(shot), full_page=True)
+        await page.click("text=Watch it on the board")
+        await page.wait_for_selector("button.next")
+        steps = await page.evaluate(
+            "Number(document.querySelector('.step').textContent.split(' ').pop())"
+        )
+        boards = await page.evaluate(STEP_THROUGH, steps)
+        if (shot := screenshot_path("arena-board")) is not None:
+            await page.keyboard.press("ArrowLeft")  # the last move, before the match's end
+            await page.screenshot(path=str(shot), full_page=True)
     finally:
         served.stop()
     played = Book(folder / "arena.sqlite").match(match_id)
@@ -96,6 +105,37 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         if any(re.search(rf"\b{c}\b", line) for c in secret)
     ]
     assert not leaked, f"the replay shows cards a spectator could not see: {leaked[:3]}"
+    public = public_so_far(log)
+    assert len(boards) == steps + 1 == len(public) and any(boards)
+    shown_unseen = [
+        (i, sorted(set(b) - public[i])) for i, b in enumerate(boards) if set(b) - public[i]
+    ]
+    assert not shown_unseen, f"the board shows cards not yet public: {shown_unseen[:3]}"
+
+
+STEP_THROUGH = """(steps) => {
+  document.querySelector("button.first").click();
+  const boards = [];
+  for (let i = 0; i <= steps; i++) {
+    boards.push([...document.querySelectorAll("#main [data-card]")].map((c) => c.dataset.card));
+    document.querySelector("button.next").click();
+  }
+  return boards;
+}"""
+"""Every step of the board's replay, first to last: the cards it shows at each."""
+
+
+def public_so_far(log: Path) -> list[set[str]]:
+    """By number of events played: every card a spectator has been shown by then."""
+    with open(log, "rb") as f:
+        events = read_log(f)
+    seen: set[str] = set()
+    out = [set(seen)]
+    for event in events:
+        public = msgspec.json.encode(event.seen_by(None)).decode()
+        seen |= set(re.findall(r'"([AKQJT2-9][CDHS])"', public))
+        out.append(set(seen))
+    return out
 
 
 def tarball(folder: Path, out: Path, link: bool = False) -> Path:
