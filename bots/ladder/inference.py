@@ -125,6 +125,7 @@ class ValueModel:
         self.at_cap = at_cap
         self.low_skew = low_skew
         self._slots: dict[int, list[float]] = {}
+        self._card_weights: dict[int, list[float]] = {}
         self._below: dict[tuple[int, tuple[int, ...], int], float] = {}
 
     def slot(self, cap: int) -> list[float]:
@@ -138,6 +139,16 @@ class ValueModel:
                 total = 10.0
             dist = self._slots[cap] = [w / total for w in weights]
         return dist
+
+    def card_weights(self, cap: int) -> list[float]:
+        """Each value's odds for one unseen card of that value to be a hidden card with
+        this cap (index 0 unused): its slot's chance spread over the unseen cards."""
+        weights = self._card_weights.get(cap)
+        if weights is None:
+            slot = self.slot(cap)
+            weights = [0.0] + [slot[v] / max(self.counts[v], 1e-9) for v in range(1, 11)]
+            self._card_weights[cap] = weights
+        return weights
 
     def _weight(self, value: int, cap: int) -> float:
         if cap >= 10:

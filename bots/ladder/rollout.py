@@ -83,28 +83,29 @@ def sample_deal(
 ) -> Deal:
     """Guess every hidden card: each opponent's hidden cards drawn one by one from the
     unseen cards, weighted by the cap of the slot; what is left is the deck (and any
-    dead card this seat did not see), shuffled."""
-    unseen = []
+    dead card this seat did not see), shuffled.
+
+    A card's weight depends only on its value, so a draw picks a value (by its weight
+    times the unseen cards of that value) and then one of those cards: the same odds
+    as weighing every card, at ten steps rather than one per unseen card."""
+    by_value: list[list[int]] = [[] for _ in range(11)]
     m = knowledge.unseen_mask
     while m:
         low = m & -m
-        unseen.append(low.bit_length() - 1)
+        card = low.bit_length() - 1
+        by_value[VALUE[card]].append(card)
         m ^= low
     masks = [0] * len(knowledge.known_masks)
     masks[knowledge.seat] = hand
     for guess in hands:
         mask = guess.known
         for cap in guess.caps:
-            slot = model.slot(cap)
-            weights = [slot[VALUE[c]] / max(model.counts[VALUE[c]], 1e-9) for c in unseen]
-            if not unseen:
+            card = _draw(rng, model.card_weights(cap), by_value)
+            if card < 0:
                 break
-            i = _pick(rng, weights)
-            card = unseen[i]
-            unseen[i] = unseen[-1]
-            unseen.pop()
             mask |= 1 << card
         masks[guess.seat] = mask
+    unseen = [card for cards in by_value for card in cards]
     rng.shuffle(unseen)
     missing = knowledge.dead_size - knowledge.dead_mask.bit_count()
     dead: list[int] = list(cards_of(knowledge.dead_mask))
@@ -114,16 +115,32 @@ def sample_deal(
     return Deal(masks, unseen, dead, open_mask, list(turns), to_move, turn)
 
 
-def _pick(rng: random.Random, weights: list[float]) -> int:
+def _draw(rng: random.Random, weight: Sequence[float], by_value: list[list[int]]) -> int:
+    """One unseen card, taken out of ``by_value``, with odds ``weight[its value]`` (all
+    alike when every weight is 0); -1 when none is left."""
+    sizes = [len(cards) for cards in by_value]
+    weights = [w * n for w, n in zip(weight, sizes, strict=True)]
     total = sum(weights)
     if total <= 0:
-        return rng.randrange(len(weights))
+        weights = [float(n) for n in sizes]
+        total = sum(weights)
+        if total <= 0:
+            return -1
     x = rng.random() * total
-    for i, w in enumerate(weights):
-        x -= w
-        if x < 0:
-            return i
-    return len(weights) - 1
+    value = 10
+    for v in range(1, 11):
+        x -= weights[v]
+        if x < 0 and sizes[v]:
+            value = v
+            break
+    while not sizes[value]:  # rounding at the very top: the highest value that has a card
+        value -= 1
+    cards = by_value[value]
+    i = rng.randrange(len(cards))
+    card = cards[i]
+    cards[i] = cards[-1]
+    cards.pop()
+    return card
 
 
 # -- fast players -------------------------------------------------------------
