@@ -50,7 +50,8 @@ def run_builtin(level: str) -> str:
 
 
 def leastscore(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "leastscore", *args], capture_output=True, text=True)
+    argv = [sys.executable, "-m", "leastscore", *args]
+    done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"leastscore {args[0]} {args[1]} failed:\n{done.stdout}{done.stderr}")
     return done.stdout
