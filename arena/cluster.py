@@ -60,7 +60,9 @@ class ArenaPlugin(WorkerPlugin):
         shutil.rmtree(self.root, ignore_errors=True)  # a worker's folder may be reused
         self.loop = LoopThread(PLUGIN)
         self.slots: dict[int, Tables] = {}
-        self.unpacked: set[int] = set()
+        self.unpacked: dict[int, Path] = {}
+        self.using: dict[int, set[int]] = {}
+        """The versions each slot plays with now: the others' folders may go."""
         self.unpacking = threading.Lock()  # a worker may run tasks in several threads
 
     def teardown(self, worker: Any) -> None:
@@ -73,6 +75,7 @@ class ArenaPlugin(WorkerPlugin):
     def play(self, slot: int, seated: Sequence[Seated], everyone: Sequence[Seated], seed: int,
              packed: dict[int, bytes]) -> ShippedTable:  # fmt: skip
         here = {e.submission: self._here(e, packed[e.submission]) for e in everyone}
+        self.using[slot] = set(here)
         tables = self.slots.get(slot)
         if tables is None:
             tables = self.slots[slot] = Tables(self.config, self.root / "programs" / str(slot))
@@ -82,6 +85,7 @@ class ArenaPlugin(WorkerPlugin):
             [here[e.submission] for e in seated], list(here.values()), seed, table_dir
         )
         played = self.loop.call(job)
+        self.tidy()
         return _pack_table(played, table_dir)
 
     def _here(self, entrant: Seated, archive: bytes) -> Seated:
@@ -92,8 +96,16 @@ class ArenaPlugin(WorkerPlugin):
                 shutil.rmtree(folder, ignore_errors=True)
                 folder.mkdir(parents=True)
                 unpack_built(archive, folder)
-                self.unpacked.add(entrant.submission)
+                self.unpacked[entrant.submission] = folder
         return replace(entrant, folder=folder)
+
+    def tidy(self) -> None:
+        """Remove the versions no slot plays with any more (replaced, disqualified): a
+        worker that runs for weeks keeps only what plays."""
+        with self.unpacking:
+            used = set().union(*self.using.values())
+            for submission in set(self.unpacked) - used:
+                shutil.rmtree(self.unpacked.pop(submission), ignore_errors=True)
 
 
 def _pack_table(played: PlayedTable, table_dir: Path) -> ShippedTable:

@@ -82,3 +82,38 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
         scheduler.wait()
     assert not (arena / "scratch").exists()  # the worker's own folder was not here
     assert any((folder / "tables").glob("*/logs/*.jsonl")), "no log came back"
+
+
+def test_a_worker_keeps_only_the_versions_that_play(tmp_path: Path) -> None:
+    """Unpacked once per version; a version no slot plays with any more is removed."""
+    from leastscore.arena.cluster import ArenaPlugin
+    from leastscore.arena.config import ArenaConfig
+    from leastscore.arena.tables import Seated
+    from leastscore.arena.upload import pack_built
+
+    class Worker:
+        local_directory = str(tmp_path / "worker")
+
+    made = tmp_path / "made"
+    made.mkdir()
+    (made / "bot.toml").write_text('run = "python3 bot.py"\n')
+    (made / "bot.py").write_text("print('hi')\n")
+    archive = pack_built(made)
+    plugin = ArenaPlugin(ArenaConfig())
+    plugin.setup(Worker())
+    try:
+        old = plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), archive)
+        assert old.folder == tmp_path / "worker/leastscore-arena/submissions/ann/v1"
+        assert (old.folder / "bot.py").read_text() == "print('hi')\n"
+        (old.folder / "bot.py").write_text("changed")
+        plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), archive)
+        assert (old.folder / "bot.py").read_text() == "changed"  # not unpacked again
+        new = plugin._here(Seated(2, "ann", Path("/arena/submissions/ann/v2"), "x"), archive)
+        plugin.using = {0: {1, 2}, 1: {2}}
+        plugin.tidy()
+        assert old.folder.is_dir() and new.folder.is_dir()  # slot 0 still plays v1
+        plugin.using[0] = {2}
+        plugin.tidy()
+        assert not old.folder.exists() and new.folder.is_dir()
+    finally:
+        plugin.teardown(Worker())

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
-from leastscore.arena.upload import Manifest, UploadRefused, pack, unpack
+from leastscore.arena.upload import (
+    Manifest,
+    UploadRefused,
+    pack,
+    pack_built,
+    unpack,
+    unpack_built,
+)
 
 RUN = b'run = "python3 bot.py"\n'
 
@@ -94,3 +102,22 @@ def test_pack_leaves_out_caches_and_refuses_links(tmp_path: Path) -> None:
     (tmp_path / "peek").symlink_to("/etc/passwd")
     with pytest.raises(UploadRefused, match="is a link"):
         pack(tmp_path)
+
+
+def test_a_built_folder_travels_whole_but_no_link_leads_out(tmp_path: Path) -> None:
+    """What a build made goes to a cluster's workers as it is, links inside included;
+    a link out of the folder (a build may make one) is left out on the worker."""
+    built = tmp_path / "built"
+    (built / "lib").mkdir(parents=True)
+    (built / "bot.toml").write_text('run = "./bot"\n')
+    (built / "lib" / "code.txt").write_text("code")
+    os.symlink("lib/code.txt", built / "inside")
+    os.symlink("/etc/passwd", built / "outside")
+    os.symlink("../../secret", built / "climbs")
+    into = tmp_path / "worker"
+    into.mkdir()
+    unpack_built(pack_built(built), into)
+    assert (into / "inside").read_text() == "code"
+    assert (into / "lib" / "code.txt").read_text() == "code"
+    assert not (into / "outside").exists() and not (into / "outside").is_symlink()
+    assert not (into / "climbs").is_symlink()
