@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import msgspec
+from leastscore.bots import BUILTIN
 from leastscore.game import (
     Declared,
     MatchEnded,
@@ -648,7 +649,7 @@ def help_view(look: Look) -> Panel:
         ),
         (
             "  bot add LEVEL [N]",
-            _("fill seats with built-in bots (random, greedy, counter, expert)"),
+            _("fill seats with built-in bots ({levels})").format(levels=", ".join(BUILTIN)),
         ),
         ("  start, leave", _("start the match (table creator), leave the table")),
     ]

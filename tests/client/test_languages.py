@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from leastscore.bots import make_bot
+from leastscore.bots import BUILTIN, make_bot
 from leastscore.bots.view import BotView
 from leastscore.client import parse
 from leastscore.client.complete import candidates, describe_move
@@ -302,7 +302,8 @@ DATA = {
     *(word for name in [*SEATS, "Bea", "Friday"] for word in name.lower().split()),
     *(word for command in parse.COMMAND_WORDS for word in command.split()),
     *Rules.__struct_fields__,
-    *("deck", "take", "declare", "d", "greedy", "password", "quit"),
+    *BUILTIN,  # the levels, typed after bot add
+    *("deck", "take", "declare", "d", "password", "quit"),
     *("hello", "hi", "xyzzy", "bogus", "maybe", "x", "zh"),  # typed in the screens above
 }
 """Lowercase words that are data (names, typed words, house rules), not messages."""
