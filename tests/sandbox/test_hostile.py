@@ -18,6 +18,9 @@ from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 from ..tournament.helpers import PLAYER, bots, by_bot, tournament
 
 HOSTILE = Path(__file__).parents[1] / "programs" / "hostile.py"
+SHORT = ("--rule=max_rounds=2", "--rule=max_turns=40")
+"""Two players that never declare play 1,000 rounds of 500 moves a match by default
+(a minute of CPU): a match cut short sees as much of the sandbox."""
 HAS_BWRAP = bwrap_path() is not None
 CGROUPS = cgroup_controllers()
 needs_bwrap = pytest.mark.skipif(
@@ -251,6 +254,7 @@ def test_entrants_laid_out_as_submissions_see_nothing_of_each_other(tmp_path: Pa
             "--sandbox=bwrap",
             f"--out={out}",
             "--format=json",
+            *SHORT,
         )
     finally:
         os.chdir(old)
