@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -22,7 +21,14 @@ def test_tables_are_played_on_the_cluster_s_workers(tmp_path: Path) -> None:
     served = Served(folder, "--cluster", "local:2")
     try:
         enter_references(served, folder, tmp_path)
-        board = served.wait_for(lambda b: len(b) == 2 and min(r["matches"] for r in b.values()) > 9)
+        both = [folder / "programs" / slot for slot in "01"]  # each slot's stderr, sent back
+        board = served.wait_for(
+            lambda b: (
+                len(b) == 2
+                and min(r["matches"] for r in b.values()) > 9
+                and all(d.is_dir() for d in both)
+            )
+        )
         assert board["greedy-ref"]["rating"] > board["random-ref"]["rating"]
     finally:
         served.stop()
@@ -30,20 +36,21 @@ def test_tables_are_played_on_the_cluster_s_workers(tmp_path: Path) -> None:
     assert slots == ["0", "1"], slots  # each slot's stderr, sent back by its worker
 
 
-def _scheduler(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``dask scheduler`` on a free port of loopback, and its address."""
-    found = tmp_path / "scheduler.json"
+def _scheduler() -> tuple[subprocess.Popen[str], str]:
+    """``dask scheduler`` on a free port of loopback, and its address (from the line
+    it logs once it listens; the rest of its log is read and dropped)."""
     dask = str(Path(sys.executable).with_name("dask"))
     process = subprocess.Popen(
-        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-         "--scheduler-file", str(found)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not found.exists() or not found.read_text().strip():
-        assert time.monotonic() < deadline and process.poll() is None, "no scheduler"
-        time.sleep(0.1)
-    return process, json.loads(found.read_text())["address"]
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "Scheduler at:" in line:
+            address = line.split("Scheduler at:")[1].strip()
+            threading.Thread(target=process.stderr.read, daemon=True).start()
+            return process, address
+    raise AssertionError(f"no scheduler: it exited with {process.wait()}")
 
 
 @pytest.mark.timeout(300)
@@ -56,7 +63,7 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
     arena = tmp_path / "arena"
     arena.mkdir()
     folder = contest(arena, "seats = 2\nthreshold = 30\ncheck_matches = 1\n")
-    scheduler, address = _scheduler(tmp_path)
+    scheduler, address = _scheduler()
     dask = str(Path(sys.executable).with_name("dask"))
     worker = subprocess.Popen(
         [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(arena), "--die-with-parent", "--",
