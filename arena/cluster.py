@@ -29,7 +29,7 @@ from distributed import Client, Future, WorkerPlugin, get_worker
 from leastscore.seats.loop import LoopThread
 
 from .config import ArenaConfig
-from .tables import PlayedTable, Seated, Tables, stderr_file
+from .tables import PlayedTable, Seated, Tables, stderr_file, stderr_slice
 from .upload import pack_built, unpack_built
 
 PLUGIN = "leastscore-arena"
@@ -114,11 +114,7 @@ def _pack_table(played: PlayedTable, table_dir: Path) -> ShippedTable:
         for path in sorted(table_dir.rglob("*"))
         if path.is_file()
     }
-    stderr = {}
-    for author, (path, start, end) in played.stderr.items():
-        with open(path, "rb") as f:
-            f.seek(start)
-            stderr[author] = f.read(end - start)
+    stderr = {author: stderr_slice(*where) for author, where in played.stderr.items()}
     return ShippedTable(played.matches, files, stderr)
 
 

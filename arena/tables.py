@@ -55,6 +55,13 @@ def stderr_file(stderr_dir: Path, author: str) -> Path:
     return stderr_dir / f"{author}.main.stderr"
 
 
+def stderr_slice(path: str, start: int, end: int) -> bytes:
+    """What a program wrote to stderr at one table: its part of the file, as noted."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(max(0, end - start))
+
+
 class Tables:
     """One table at a time, with programs kept running between tables.
 

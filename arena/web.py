@@ -26,6 +26,7 @@ from leastscore.server.web_turn import json_reply
 
 from .book import FAULTS
 from .service import Arena
+from .tables import stderr_slice
 from .upload import UploadRefused
 
 RECENT_TABLES = 200
@@ -106,11 +107,7 @@ async def stderr(request: web.Request) -> web.Response:
     where = arena.book.stderr(table, author)
     if where is None:
         raise web.HTTPNotFound(text=f"{author} did not play at table {table}")
-    path, start, end = where
-    with open(path, "rb") as f:
-        f.seek(start)
-        said = f.read(max(0, end - start))
-    return web.Response(body=said, content_type="text/plain", charset="utf-8")
+    return web.Response(body=stderr_slice(*where), content_type="text/plain", charset="utf-8")
 
 
 def _entrant(arena: Arena, name: str) -> dict[str, Any]:
