@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from .book import Book
-from .config import load
+from .config import NoCluster, load
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
@@ -85,7 +85,10 @@ def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
             parse_cluster(cluster)
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--cluster") from None
-    run(_serve(folder, host, port, cluster))
+    try:
+        run(_serve(folder, host, port, cluster))
+    except NoCluster as e:
+        raise click.ClickException(f"--cluster {cluster}: {e}") from None
 
 
 async def _serve(folder: Path, host: str, port: int, cluster: str | None) -> None:

@@ -28,7 +28,9 @@ from typing import Any
 from distributed import Client, Future, WorkerPlugin, get_worker
 from leastscore.seats.loop import LoopThread
 
-from .config import ArenaConfig
+from leastscore.about import VERSION
+
+from .config import ArenaConfig, NoCluster
 from .tables import PlayedTable, Seated, Tables, stderr_file, stderr_slice
 from .upload import pack_built, unpack_built
 
@@ -208,9 +210,24 @@ class ClusterTables:
 
 
 async def connect(stack: contextlib.AsyncExitStack, address: str, config: ArenaConfig) -> Client:
-    """A client of the cluster, each of whose workers has the arena's plugin."""
+    """A client of the cluster, each of whose workers has the arena's plugin; ``NoCluster``
+    when there is none, or a worker has another leastscore."""
     from leastscore.tournament.running.cluster import open_cluster
 
-    client = await open_cluster(stack, address)
+    try:
+        client = await open_cluster(stack, address)
+    except (OSError, RuntimeError) as e:
+        raise NoCluster(str(e)) from None
+    found: dict[str, str] = await client.run(_version)
+    other = sorted(
+        f"{worker} has {version}" for worker, version in found.items() if version != VERSION
+    )
+    if other:
+        raise NoCluster(f"workers with another leastscore than {VERSION}: {', '.join(other)}")
     await client.register_plugin(ArenaPlugin(config), name=PLUGIN)
     return client
+
+
+def _version() -> str:
+    """Run on each worker: the leastscore it has."""
+    return VERSION

@@ -57,6 +57,11 @@ class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
         return Rules.from_dict({**self.rules, "threshold": self.threshold})
 
 
+class NoCluster(RuntimeError):
+    """The cluster ``--cluster`` names cannot play the arena's tables (no scheduler, no
+    worker, or workers with another leastscore); the message says which."""
+
+
 def load(folder: Path) -> ArenaConfig:
     """The arena's settings from ``folder/arena.toml`` (the defaults when it is absent);
     ``ValueError`` saying what is wrong."""

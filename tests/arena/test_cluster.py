@@ -124,3 +124,25 @@ def test_a_worker_keeps_only_the_versions_that_play(tmp_path: Path) -> None:
         assert not old.folder.exists() and new.folder.is_dir()
     finally:
         plugin.teardown(Worker())
+
+
+def test_no_scheduler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--cluster`` naming a port where no scheduler listens: one line saying so, exit 1,
+    no traceback."""
+    import socket
+
+    from click.testing import CliRunner
+    from leastscore.arena.cli import arena
+    from leastscore.tournament.running import cluster
+
+    monkeypatch.setattr(cluster, "WAIT_FOR_WORKERS", 2.0)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # closed again before the arena tries it
+    folder = contest(tmp_path, "seats = 2\n")
+    ran = CliRunner().invoke(
+        arena, ["serve", str(folder), "--port", "0", "--cluster", f"tcp://127.0.0.1:{port}"]
+    )
+    assert ran.exit_code == 1, ran.output
+    assert f"--cluster tcp://127.0.0.1:{port}: no Dask scheduler at" in ran.output
+    assert "Traceback" not in ran.output
