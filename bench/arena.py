@@ -40,6 +40,8 @@ from typing import Any
 
 import click
 
+from .load import rss_kib
+
 LEVELS = ("random", "greedy", "counter")
 """The default reference levels, weakest first."""
 
@@ -132,14 +134,8 @@ def arena(root: Path, folders: dict[str, Path], seats: int, threshold: int, seco
 
 
 def rss_mb(pid: int) -> float:
-    """A process's resident memory, from /proc (0 where there is none)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return 0.0
+    """A process's resident memory in MB (``bench.load.rss_kib``)."""
+    return round(rss_kib(pid) / 1024, 1)
 
 
 def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats: int,
@@ -170,19 +166,18 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats:
             break
         time.sleep(0.25)
     played = history[-1][0] - (placed_matches or 0)
+    elapsed = max(1e-9, time.perf_counter() - (placed_at or 0))
     settled = next(
         (m for i, (m, ok) in enumerate(history) if all(good for _, good in history[i:])), None
     )
     return {
         "matches": played,
-        "seconds": round(time.perf_counter() - (placed_at or 0), 2),
-        "per_s": round(played / max(1e-9, time.perf_counter() - (placed_at or 0)), 2),
+        "seconds": round(elapsed, 2),
+        "per_s": round(played / elapsed, 2),
         "to_first_rated_match_s": {k: round(v, 2) for k, v in sorted(first.items())},
         "settled_after_matches": settled,
         "final_order": [r["author"] for r in board(url)],
-        "matches_per_hour_per_author": round(
-            3600 * played * seats / len(sent_at) / max(1e-9, time.perf_counter() - (placed_at or 0))
-        ),
+        "matches_per_hour_per_author": round(3600 * played * seats / len(sent_at) / elapsed),
         "serve_rss_mb": {"placed": rss_placed, "end": rss_mb(pid)},
     }
 
