@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -24,7 +25,7 @@ from leastscore.seats.narrate import describe
 from leastscore.server.web import asset, page_words, spectator_log, static_file
 from leastscore.server.web_turn import json_reply
 
-from .book import FAULTS
+from .book import FAULTS, PlayedMatch
 from .service import Arena
 from .tables import stderr_slice
 from .upload import UploadRefused
@@ -282,8 +283,8 @@ check log of each version and what the program wrote to stderr at each recent ta
 (the server answers only the token's holder, and only about their own programs)."""
 
 
-def _spectated(arena: Arena, ident: str) -> tuple[int, list[Event]]:
-    """A finished match's id and its events as a spectator saw them."""
+def _finished(arena: Arena, ident: str) -> tuple[PlayedMatch, Path]:
+    """A finished match and its full log's file; 404 when there is no such match."""
     try:
         match = arena.book.match(int(ident))
     except ValueError:
@@ -294,33 +295,36 @@ def _spectated(arena: Arena, ident: str) -> tuple[int, list[Event]]:
     path = arena.table_folder(match.table_id) / "logs" / f"{fixture:06d}.jsonl"
     if not path.is_file():
         raise web.HTTPNotFound(text=f"match {ident} has no log")
+    return match, path
+
+
+def _spectated(arena: Arena, ident: str) -> tuple[PlayedMatch, list[Event]]:
+    """A finished match and its events as a spectator saw them."""
+    match, path = _finished(arena, ident)
     with open(path, "rb") as f:
-        return match.id, [event.seen_by(None) for event in read_log(f)]
+        return match, [event.seen_by(None) for event in read_log(f)]
 
 
 async def replay_data(request: web.Request) -> web.Response:
-    arena = request.app[ARENA]
-    match_id, events = _spectated(arena, request.match_info["id"])
-    match = arena.book.match(match_id)
-    table = f"table {match.table_id}" if match is not None else ""
-    return json_reply(
-        {"match": {"id": match_id, "table_name": table}, "steps": spectator_log(events)}
-    )
+    match, events = _spectated(request.app[ARENA], request.match_info["id"])
+    table = {"id": match.id, "table_name": f"table {match.table_id}"}
+    return json_reply({"match": table, "steps": spectator_log(events)})
 
 
 async def watch_page(request: web.Request) -> web.Response:
     """A finished match on the board the server's live view draws (its own scripts, run
     on this one replay), stepped through move by move."""
-    match_id, _ = _spectated(request.app[ARENA], request.match_info["id"])
+    match, _ = _finished(request.app[ARENA], request.match_info["id"])
     page = static_file("index.html").decode()
     nav = '<nav><a href="/">Leaderboard</a> <a href="/replay/{0}">In words</a></nav>'
-    page = re.sub(r"<nav>.*?</nav>", nav.format(match_id), page, flags=re.S)
-    page = page.replace("<body>", f'<body data-replay="{match_id}">', 1)
+    page = re.sub(r"<nav>.*?</nav>", nav.format(match.id), page, flags=re.S)
+    page = page.replace("<body>", f'<body data-replay="{match.id}">', 1)
     return web.Response(text=page, content_type="text/html")
 
 
 async def replay_page(request: web.Request) -> web.Response:
-    match_id, events = _spectated(request.app[ARENA], request.match_info["id"])
+    match, events = _spectated(request.app[ARENA], request.match_info["id"])
+    match_id = match.id
     names: list[str] = []
     parts = [f'<p><a href="/watch/{match_id}">Watch it on the board</a></p><ol>']
     for event in events:
