@@ -46,7 +46,6 @@ Batch = tuple[list[bytes], list[bytes | None], float, dict[str, bytes]]
 """A batch played: each result's line, each match's log (when kept), the seconds it
 took, and what the worker's programs wrote on stderr since the last batch, by file
 (the runner keeps it: a worker's own folder goes when the worker does)."""
-"""Result lines, logs (``None`` when not kept) and the seconds the batch took."""
 
 
 class _Logs(Store):
