@@ -7,6 +7,8 @@ engine's full log: no card of another seat's hand ever reaches it.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -90,6 +92,32 @@ async def touch_targets_are_big_enough(page: Any) -> None:
     assert not small, small
 
 
+@contextlib.asynccontextmanager
+async def stalls_explained(page: Any, server: Server, step: str) -> AsyncIterator[None]:
+    """Fail a step that has not ended in 120 s with what the server and the page were at.
+
+    Each of the browser's waits has its own limit, yet a full run once spent 300 s in this
+    match with no wait failing (the browser or its driver stopped answering): this says
+    where, instead of a bare timeout."""
+    try:
+        async with asyncio.timeout(120):
+            yield
+    except TimeoutError:
+        tables = [
+            (t.match.round, t.match.turn, t.match.to_move, t.match.over)
+            for t in server.lobby.tables.values()
+            if t.match is not None
+        ]
+        try:
+            async with asyncio.timeout(10):
+                shown = await page.evaluate("document.body.innerText")
+        except TimeoutError:
+            shown = "(the page did not answer in 10 s)"
+        pytest.fail(
+            f"{step}: no end in 120 s; (round, turn, to move, over) {tables}; page: {shown[:2000]}"
+        )
+
+
 @pytest.mark.timeout(300)  # a whole match of four: slow when the machine is busy
 async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_the_seat(
     served: tuple[Server, WebView], browser: Any
@@ -113,16 +141,17 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     reloaded = False
     held = "e => e.map(b => b.dataset.card)"
     while True:
-        await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
-        if moves == 1 and await page.locator("#hand.to-move").count():  # reload mid-turn
-            reloaded = True
-            asked = await page.locator("#hand.to-move").get_attribute("data-move")
-            hand = await page.locator("#hand .card-button").evaluate_all(held)
-            await page.reload()
-            await page.locator(f"#hand.to-move[data-move='{asked}']").wait_for(timeout=30_000)
-            assert await page.locator("#hand .card-button").evaluate_all(held) == hand
-        if not await my_move(page):
-            break
+        async with stalls_explained(page, server, f"Ann's move {moves + 1}"):
+            await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
+            if moves == 1 and await page.locator("#hand.to-move").count():  # reload mid-turn
+                reloaded = True
+                asked = await page.locator("#hand.to-move").get_attribute("data-move")
+                hand = await page.locator("#hand .card-button").evaluate_all(held)
+                await page.reload()
+                await page.locator(f"#hand.to-move[data-move='{asked}']").wait_for(timeout=30_000)
+                assert await page.locator("#hand .card-button").evaluate_all(held) == hand
+            if not await my_move(page):
+                break
         moves += 1
         if moves % 5 == 0:
             await no_sideways_scroll(page)
