@@ -23,7 +23,7 @@ from ..client.helpers import Terminal, value
 from ..client.test_play import choose
 from .conftest import screenshot_path, sit_down, web_server
 from .test_live import no_sideways_scroll, public_cards
-from .test_play_page import my_move
+from .test_play_page import my_move, stalls_explained
 from .test_play_socket import visible_to
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
@@ -71,26 +71,32 @@ def play_in_a_terminal(port: int, name: str) -> int:
         term.kill()
 
 
-async def play_through(page: Any, name: str, pictured_at: int, typed: bool = False) -> int:
+async def play_through(
+    page: Any, server: Server, name: str, pictured_at: int, typed: bool = False
+) -> int:
     """Play ``name``'s moves to the end of the match (``typed``: at the keyboard); at
     move ``pictured_at`` the hand is pictured with its highest card chosen."""
     moves = 0
     while True:
-        await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
-        if moves == pictured_at and await page.locator("#hand.to-move").count():
-            hand = await page.locator("#hand .card-button").evaluate_all(
-                "e => e.map(b => b.dataset.card)"
-            )
-            highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
-            chosen = page.locator(f"#hand .card-button[data-card='{highest}']")
-            await chosen.click()
-            await no_sideways_scroll(page)
-            await page.evaluate("document.querySelector('#hand').scrollIntoView({block: 'end'})")
-            await picture(page, name)
-            await chosen.click()  # my_move chooses again
-        if not await my_move(page, typed):
-            return moves
+        async with stalls_explained(page, server, f"{name}'s move {moves + 1}"):
+            await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
+            if moves == pictured_at and await page.locator("#hand.to-move").count():
+                await picture_a_choice(page, name)
+            if not await my_move(page, typed):
+                return moves
         moves += 1
+
+
+async def picture_a_choice(page: Any, name: str) -> None:
+    """The hand pictured with its highest card chosen, then chosen no more."""
+    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
+    highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
+    chosen = page.locator(f"#hand .card-button[data-card='{highest}']")
+    await chosen.click()
+    await no_sideways_scroll(page)
+    await page.evaluate("document.querySelector('#hand').scrollIntoView({block: 'end'})")
+    await picture(page, name)
+    await chosen.click()  # my_move chooses again
 
 
 @pytest.mark.timeout(300)  # a whole match of four: slow when the machine is busy
@@ -134,8 +140,8 @@ async def test_people_in_browsers_and_a_terminal_play_a_bot_and_a_friend_watches
         await friend.set_viewport_size(LAPTOP)
 
     played = await asyncio.gather(  # Lola takes the last seat: the match starts
-        play_through(maria, "play-390", 2),
-        play_through(jun, "play-1280", 3, typed=True),
+        play_through(maria, server, "play-390", 2),
+        play_through(jun, server, "play-1280", 3, typed=True),
         asyncio.to_thread(play_in_a_terminal, server.port, "Lola"),
         watch(),
     )
