@@ -29,18 +29,17 @@ import platform
 import random
 import time
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import click
 from leastscore.bots import Bot
-from leastscore.bots.ladder.counter import DECK, CounterBot, Option, TurnEstimate
-from leastscore.bots.ladder.expert import win_chance
-from leastscore.bots.ladder.rollout import Deal, Outcome, sample_deal
+from leastscore.bots.ladder.counter import DECK, CounterBot, Option
+from leastscore.bots.ladder.expert import ExpertBot, GuessSetup
+from leastscore.bots.ladder.rollout import Deal, Outcome
 from leastscore.bots.seat import BotSeat
 from leastscore.bots.view import BotView
 from leastscore.game import Declare, Declared, Match, Move, RoundVoid, Rules
-from leastscore.game.groups import group_cards
 from leastscore.game.scoring import declaration_holds
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.loop import loop_factory
@@ -55,37 +54,35 @@ DECLARE = Option(0.0, 0, DECK, 0.0)
 SIGHTS = ("fair", "hands", "everything")
 
 
-class Searcher(CounterBot):
+class Searcher(ExpertBot):
     """Counter, with its close calls played out in the engine by counter at every seat.
 
     A measuring instrument, not a level: its fair form plays about as well as
     ``expert`` at a hundred times the cost. Its seeing forms (``sight``) are given the
     true match and read hidden cards from it, which no player may: they exist to
-    measure what that knowledge is worth."""
+    measure what that knowledge is worth. Expert's guesses (``deals``) and match
+    equity serve it; only the play-outs differ."""
 
     name = "searcher"
 
     def __init__(self, seed: int | None = None, samples: int = 16, sight: str = "fair") -> None:
-        super().__init__(seed)
-        self.seed = seed
-        self.samples = samples
+        super().__init__(seed, samples, play_margin=1.5)
         self.sight = sight
         self.match: Match | None = None
         """The true match, read by the seeing forms only."""
-        self.rng = random.Random(seed)
         self.player = CounterBot(style=self.style)
         self.player.habits = self.habits
 
     def reset(self) -> None:
         super().reset()
         self.player.habits = self.habits
-        self.rng = random.Random(self.seed)
 
     def choose(self, view: BotView) -> Move:
         table = self.read_table(view)
         plays = sorted(self.plays(table), key=lambda option: option.cost)
         best = plays[0]
-        candidates = [best, *(o for o in plays[1:4] if o.cost <= best.cost + 1.5)]
+        close = [o for o in plays[1:4] if o.cost <= best.cost + self.play_margin]
+        candidates = [best, *close]
         if view.can_declare:
             hold, _ = self.declare_odds(table, view.hand_total)
             if hold >= 0.5:
@@ -95,33 +92,25 @@ class Searcher(CounterBot):
         if len(candidates) == 1:
             return best.play()
         worth = [0.0] * len(candidates)
-        for _ in range(1 if self.sight == "everything" else self.samples):
-            deal = self.guess(table)
+        for deal in self.deals(self.guesses(table)):
             for k, option in enumerate(candidates):
                 outcome = self.play_out(view, deal, option)
-                worth[k] += win_chance(view, outcome, view.to_move, 30.0)
+                worth[k] += self.equity(view, outcome, view.to_move)
         chosen = candidates[max(range(len(candidates)), key=lambda k: worth[k])]
         return Declare() if chosen is DECLARE else chosen.play()
 
-    def guess(self, table: TurnEstimate) -> Deal:
-        """The hidden cards: guessed from what this seat saw, or read off the match."""
-        view = table.view
-        turns = [0] * len(view.names)
-        for played in view.history:
-            turns[played.seat] += 1
-        open_mask = sum(1 << card for card in view.open)
-        me = table.knowledge.seat
+    def deals(self, g: GuessSetup) -> Iterator[Deal]:
+        """Expert's guesses (fair), or the hidden cards read off the match: the hands
+        with the deck shuffled anew for each guess, or everything in one."""
         if self.sight == "fair" or self.match is None:
-            return sample_deal(
-                self.rng, view.hand_mask, table.knowledge, table.hands, table.model,
-                open_mask, me, view.turn, turns,
-            )  # fmt: skip
-        deck = list(self.match.deck)
-        if self.sight == "hands":
-            self.rng.shuffle(deck)
-        return Deal(
-            list(self.match.hands), deck, list(self.match.dead), open_mask, turns, me, view.turn
-        )
+            yield from super().deals(g)
+            return
+        for _ in range(1 if self.sight == "everything" else self.samples):
+            deck = list(self.match.deck)
+            if self.sight == "hands":
+                self.rng.shuffle(deck)
+            hands, dead = list(self.match.hands), list(self.match.dead)
+            yield Deal(hands, deck, dead, g.open_mask, list(g.turns), g.me, g.table.view.turn)
 
     def play_out(self, view: BotView, deal: Deal, first: Option) -> Outcome | None:
         """``first`` made in the guessed deal, then the round to its end by counter at
@@ -143,7 +132,8 @@ class Searcher(CounterBot):
 
 def guessed_match(view: BotView, deal: Deal, rng: random.Random) -> Match:
     """The engine's match as it would stand if ``deal`` were the truth: the scores,
-    round and public plays of ``view``, and the guessed hands, deck and dead pile."""
+    round, open cards and public plays of ``view``, and the guessed hands, deck and
+    dead pile."""
     match = Match(view.names, view.rules, shuffler=rng.shuffle)
     match.view_kind = BotView
     match.started = True
@@ -156,9 +146,7 @@ def guessed_match(view: BotView, deal: Deal, rng: random.Random) -> Match:
     match.sizes = list(view.hand_sizes)
     match.deck = list(deal.deck)
     match.dead = list(deal.dead)
-    match.open = (
-        tuple(view.open) if deal.open == sum(1 << c for c in view.open) else group_cards(deal.open)
-    )
+    match.open = view.open
     match.turned_up = view.turned_up
     match.turns_taken = list(deal.turns)
     match.turn = view.turn
