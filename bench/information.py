@@ -30,7 +30,6 @@ import random
 import time
 from array import array
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 
 import click
 from leastscore.bots import Bot
@@ -46,7 +45,7 @@ from leastscore.seats.loop import loop_factory
 from leastscore.tournament.pure.deals import DuplicateDeck
 from leastscore.tournament.pure.stats import wilson
 
-from bench.ladder import TimedSeat, move_times
+from bench.ladder import RungTally, TimedSeat, move_times
 
 DECLARE = Option(0.0, 0, DECK, 0.0)
 """The candidate that declares (its other fields are unused)."""
@@ -220,30 +219,17 @@ def calibration(deals: int, seed: int, rules: Rules) -> dict[str, object]:
     }
 
 
-@dataclass
-class Ceiling:
-    """One sight's matches against three counter, and its move times (ns)."""
-
-    sight: str
-    matches: int = 0
-    wins: float = 0.0
-    times: array[int] = field(default_factory=lambda: array("q"))
-
-
-def ceiling(
-    sight: str, matches: int, seed: int, samples: int, rules: Rules, seats: int = 4
-) -> Ceiling:
-    tally = Ceiling(sight)
-    deals = max(1, math.ceil(matches / seats))
+def ceiling(sight: str, matches: int, seed: int, samples: int, rules: Rules) -> RungTally:
+    """The searcher with ``sight`` against three counter, in every seat of each deal;
+    its move times (ns) under "searcher"."""
+    tally = RungTally()
+    times = tally.times.setdefault("searcher", array("q"))
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        for d in range(deals):
-            for seat in range(seats):
-                bots: list[Bot] = [CounterBot() for _ in range(seats)]
+        for d in range(max(1, math.ceil(matches / 4))):
+            for seat in range(4):
+                bots: list[Bot] = [CounterBot() for _ in range(4)]
                 bots[seat] = Searcher(seed + d, samples, sight)
-                match = runner.run(play(bots, rules, seed + d, seat, tally.times))
-                firsts = [s.seat for s in match.standings if s.place == 1]
-                tally.matches += 1
-                tally.wins += 1 / len(firsts) if seat in firsts else 0.0
+                tally.count(runner.run(play(bots, rules, seed + d, seat, times)), seat)
     return tally
 
 
@@ -265,7 +251,7 @@ def main(deals: int, matches: int, seed: int, samples: int, sights: tuple[str, .
     for sight in sights or SIGHTS:
         t = ceiling(sight, matches, seed, samples, rules)
         low, high = wilson(t.wins, t.matches)
-        median = move_times(t.times)["median_us"] / 1000
+        median = move_times(t.times["searcher"])["median_us"] / 1000
         results.append(
             {
                 "sight": sight,

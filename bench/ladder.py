@@ -58,6 +58,15 @@ class RungTally:
     places: float = 0.0
     times: dict[str, array[int]] = field(default_factory=dict)
 
+    def count(self, match: Match, seat: int) -> None:
+        """One finished match of the candidate in ``seat``: a first place shared by k
+        players counts 1/k."""
+        firsts = [s.seat for s in match.standings if s.place == 1]
+        self.matches += 1
+        self.places += next(s.place for s in match.standings if s.seat == seat)
+        if seat in firsts:
+            self.wins += 1 / len(firsts)
+
     def add(self, other: RungTally) -> None:
         self.matches += other.matches
         self.wins += other.wins
@@ -107,17 +116,8 @@ def play_deal(task: tuple[str, str, int, Rules, int]) -> RungTally:
             levels = [opponent] * seats
             levels[seat] = candidate
             match = runner.run(play_match(levels, rules, seed, tally.times))
-            _count(tally, match, seat)
+            tally.count(match, seat)
     return tally
-
-
-def _count(tally: RungTally, match: Match, seat: int) -> None:
-    firsts = [s.seat for s in match.standings if s.place == 1]
-    mine = next(s.place for s in match.standings if s.seat == seat)
-    tally.matches += 1
-    tally.places += mine
-    if seat in firsts:
-        tally.wins += 1 / len(firsts)
 
 
 def run(
