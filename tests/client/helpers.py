@@ -266,6 +266,8 @@ class Cable:
 
     def close(self) -> None:
         self.closed = True
+        with contextlib.suppress(OSError):  # wakes the accepting thread (close alone does not)
+            self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
         self.cut()
 
