@@ -36,16 +36,14 @@ from leastscore.bots import Bot
 from leastscore.bots.ladder.counter import DECK, CounterBot, Option
 from leastscore.bots.ladder.expert import ExpertBot, GuessSetup
 from leastscore.bots.ladder.rollout import Deal, Outcome
-from leastscore.bots.seat import BotSeat
 from leastscore.bots.view import BotView
 from leastscore.game import Declare, Declared, Match, Move, RoundVoid, Rules
 from leastscore.game.scoring import declaration_holds
-from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.loop import loop_factory
 from leastscore.tournament.pure.deals import DuplicateDeck
 from leastscore.tournament.pure.stats import wilson
 
-from bench.ladder import RungTally, TimedSeat, move_times
+from bench.ladder import RungTally, move_times, play_seated
 
 DECLARE = Option(0.0, 0, DECK, 0.0)
 """The candidate that declares (its other fields are unused)."""
@@ -173,23 +171,16 @@ class Probe(CounterBot):
 
 
 async def play(
-    bots: Sequence[Bot], rules: Rules, seed: int, timed: int = -1, times: array[int] | None = None
+    bots: Sequence[Bot], rules: Rules, seed: int, times: dict[str, array[int]] | None = None
 ) -> Match:
-    """One match of ``bots`` (in seat order) on the duplicate deck of ``seed``; a bot
-    with a ``match`` attribute is given the match; seat ``timed``'s moves are timed
-    (ns) into ``times``."""
+    """One match of ``bots`` (in seat order) on the duplicate deck of ``seed``, as the
+    ladder plays it; the searcher and the probe are given the match, and each seat's
+    move times (ns) go into ``times`` by bot name."""
     match = Match(len(bots), rules, shuffler=DuplicateDeck(seed))
-    seats: list[BotSeat] = []
-    for seat, bot in enumerate(bots):
+    for bot in bots:
         if isinstance(bot, Searcher | Probe):
             bot.match = match
-        if seat == timed and times is not None:
-            seats.append(TimedSeat(bot, bot.name, times))
-        else:
-            seats.append(BotSeat(bot, bot.name))
-    faults = await play_to_the_end(match, seats)
-    if sum(f.total for f in faults):
-        raise RuntimeError(f"a bot faulted in the match of seed {seed}")
+    await play_seated(match, seed, bots, [bot.name for bot in bots], {} if times is None else times)
     return match
 
 
@@ -223,13 +214,12 @@ def ceiling(sight: str, matches: int, seed: int, samples: int, rules: Rules) -> 
     """The searcher with ``sight`` against three counter, in every seat of each deal;
     its move times (ns) under "searcher"."""
     tally = RungTally()
-    times = tally.times.setdefault("searcher", array("q"))
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         for d in range(max(1, math.ceil(matches / 4))):
             for seat in range(4):
                 bots: list[Bot] = [CounterBot() for _ in range(4)]
                 bots[seat] = Searcher(seed + d, samples, sight)
-                tally.count(runner.run(play(bots, rules, seed + d, seat, times)), seat)
+                tally.count(runner.run(play(bots, rules, seed + d, tally.times)), seat)
     return tally
 
 

@@ -97,14 +97,27 @@ async def play_match(
     (its rounds are dealt the same whatever came before); appends each move's time
     (ns) by level."""
     match = Match(len(levels), rules, shuffler=DuplicateDeck(seed))
+    bots = [make_bot(level, seed * 16 + i) for i, level in enumerate(levels)]
+    await play_seated(match, seed, bots, levels, times)
+    return match
+
+
+async def play_seated(
+    match: Match,
+    seed: int,
+    bots: Sequence[Bot],
+    names: Sequence[str],
+    times: dict[str, array[int]],
+) -> None:
+    """Play ``match`` (dealt from ``seed``) to its end with ``bots`` in seat order, each
+    move's time (ns) appended under its seat's name; any fault stops the run."""
     seats = [
-        TimedSeat(make_bot(level, seed * 16 + i), level, times.setdefault(level, array("q")))
-        for i, level in enumerate(levels)
+        TimedSeat(bot, name, times.setdefault(name, array("q")))
+        for bot, name in zip(bots, names, strict=True)
     ]
     faults = sum(f.total for f in await play_to_the_end(match, seats))
     if faults:
-        raise RuntimeError(f"{faults} faults in a match of {', '.join(levels)} (seed {seed})")
-    return match
+        raise RuntimeError(f"{faults} faults in a match of {', '.join(names)} (seed {seed})")
 
 
 def play_deal(task: tuple[str, str, int, Rules, int]) -> RungTally:
