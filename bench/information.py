@@ -30,10 +30,11 @@ import random
 import time
 from array import array
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import click
 from leastscore.bots import Bot
-from leastscore.bots.ladder.counter import DECK, CounterBot, Option
+from leastscore.bots.ladder.counter import DECK, CounterBot, Option, TurnEstimate
 from leastscore.bots.ladder.expert import ExpertBot, GuessSetup
 from leastscore.bots.ladder.rollout import Deal, Outcome
 from leastscore.bots.view import BotView
@@ -162,12 +163,14 @@ class Probe(CounterBot):
 
     def choose(self, view: BotView) -> Move:
         if view.can_declare and view.hand_total <= 12 and self.match is not None:
-            table = self.read_table(view)
             playing = [s for s in range(len(view.names)) if view.active[s]]
             totals = [self.match.view(s).hand_total for s in playing]
-            truth = declaration_holds(totals, playing.index(table.knowledge.seat), view.rules)
-            self.notes.append((self.declare_odds(table, view.hand_total)[0], truth))
+            truth = declaration_holds(totals, playing.index(view.to_move), view.rules)
+            self.note(view, self.read_table(view), truth)
         return super().choose(view)
+
+    def note(self, view: BotView, table: TurnEstimate, truth: bool) -> None:
+        self.notes.append((self.declare_odds(table, view.hand_total)[0], truth))
 
 
 async def play(
@@ -184,11 +187,17 @@ async def play(
     return match
 
 
-def calibration(deals: int, seed: int, rules: Rules) -> dict[str, object]:
+def calibration(deals: int, seed: int, rules: Rules) -> dict[str, Any]:
     notes: list[tuple[float, bool]] = []
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         for d in range(deals):
             runner.run(play([Probe(notes) for _ in range(4)], rules, seed + d))
+    return scores(notes)
+
+
+def scores(notes: Sequence[tuple[float, bool]]) -> dict[str, Any]:
+    """How good estimates of a chance were, against what happened: Brier score, log
+    loss, the rate of what happened, and what happened by tenths of the estimate."""
     n = max(1, len(notes))
     bins: dict[int, list[tuple[float, bool]]] = {}
     for p, truth in notes:
