@@ -2,13 +2,15 @@
 reads from them.
 
     python -m bench.reading [--decisions 1400] [--seed 600000] [--particles 200]
+                            [--guess caps|even]
 
 Counter reads an opponent's hidden cards with one rule of thumb (players shed their
 most valuable group; ``bots.ladder.inference``). The policy reader asks the whole
 question against an opponent whose way of playing it knows: which hidden cards, come
 in when (at the deal, or by which draw from the deck), would make counter's own
 choices explain every move that opponent made this round? Each particle is such a
-story, its hidden cards drawn from the unseen ones; it weighs
+story, its hidden cards drawn from the unseen ones (as counter guesses them, weighed
+back to even odds; or at even odds, ``--guess even``); it weighs
 ``exp(-beta * shortfall) * decline ** declines``, where the shortfall is the points
 by which the plays made fall short of counter's favourite in the hand the story
 gives, and a decline is a turn on which counter would have declared but the player
@@ -35,6 +37,7 @@ from typing import NamedTuple
 
 import click
 from leastscore.bots.ladder.counter import DECK, CounterBot, TurnEstimate
+from leastscore.bots.ladder.inference import HiddenHand
 from leastscore.bots.view import BotView
 from leastscore.game import Rules
 from leastscore.game.cards import BY_NAME, VALUE, Card
@@ -77,6 +80,8 @@ class Particle(NamedTuple):
     total: int
     shortfall: float
     declines: int
+    odds: float
+    """Log of how much likelier even odds make this story than the guess that drew it."""
 
 
 def story(view: BotView, seat: int) -> Story:
@@ -191,19 +196,30 @@ def explain(
 
 
 def particles(
-    reader: CounterBot, view: BotView, seat: int, rng: random.Random, count: int
+    reader: CounterBot,
+    view: BotView,
+    hand: HiddenHand,
+    rng: random.Random,
+    count: int,
+    even: bool = False,
 ) -> list[Particle]:
-    """``count`` stories of ``seat``'s hidden cards, each with how well it explains the
-    seat's moves (stories in which a move made is illegal are left out)."""
+    """``count`` stories of the hidden cards of ``hand`` (as counter guesses it), each
+    with how well it explains the seat's moves (stories in which a move made is illegal
+    are left out). The cards are drawn as counter's guesses would draw them, each story
+    weighed back to even odds for every unseen card (``Particle.odds``); with ``even``,
+    drawn at even odds."""
+    seat = hand.seat
     told = story(view, seat)
-    hidden_now = view.knowledge.hidden[seat]
     came_in = [-1] * HAND_SIZE + told.draws
     unseen = view.knowledge.unseen_mask
     pool = [c for c in range(52) if unseen >> c & 1]
+    model = reader.read_table(view).model
+    flat = [1.0] * 11
+    weights = [flat if even else model.card_weights(cap) for cap in hand.caps]
     known_total = sum(VALUE[c] for c in range(52) if told.known >> c & 1)
     out = []
     for _ in range(count):
-        held = rng.sample(pool, hidden_now)
+        held, odds = guess_held(rng, pool, weights)
         free = list(came_in)
         hidden: list[tuple[int, int, int]] = []
         for card, shed in told.shed_hidden:  # in the order shed: any earlier arrival fits
@@ -213,8 +229,32 @@ def particles(
         hidden += [(card, came, len(view.history)) for card, came in zip(held, free, strict=True)]
         fit = explain(reader, view, seat, told, hidden)
         if fit is not None:
-            out.append(Particle(known_total + sum(VALUE[c] for c in held), *fit))
+            out.append(Particle(known_total + sum(VALUE[c] for c in held), *fit, odds))
     return out
+
+
+def guess_held(
+    rng: random.Random, pool: Sequence[int], weights: Sequence[Sequence[float]]
+) -> tuple[list[int], float]:
+    """One card of ``pool`` for each slot, drawn with the slot's odds by value, and the
+    log of (even odds / the odds of this draw): what makes the guess weigh as if every
+    unseen card were as likely."""
+    left = list(pool)
+    held = []
+    log_odds = 0.0
+    for weight in weights:
+        odds = [weight[VALUE[c]] for c in left]
+        total = sum(odds)
+        if total <= 0:
+            odds, total = [1.0] * len(left), float(len(left))
+        x = rng.random() * total
+        k = 0
+        while k < len(left) - 1 and x >= odds[k]:
+            x -= odds[k]
+            k += 1
+        log_odds += math.log(total / (odds[k] * len(left)))
+        held.append(left.pop(k))
+    return held, log_odds
 
 
 def hold_chance(
@@ -225,7 +265,9 @@ def hold_chance(
     limit = total if rules.tie_loses else total - 1
     hold = 1.0
     for seen in stories:
-        weights = [(p.total, math.exp(-beta * p.shortfall) * DECLINE**p.declines) for p in seen]
+        weights = [
+            (p.total, math.exp(p.odds - beta * p.shortfall) * DECLINE**p.declines) for p in seen
+        ]
         mass = sum(w for _, w in weights)
         if mass > 0:
             hold *= 1.0 - sum(w for t, w in weights if t <= limit) / mass
@@ -247,12 +289,14 @@ class ReadingProbe(Probe):
         self.readings = readings
         self.rng = rng
         self.count = 200
+        self.even = False
         self.reader = CounterBot()
 
     def note(self, view: BotView, table: TurnEstimate, truth: bool) -> None:
         super().note(view, table, truth)
-        seats = [hand.seat for hand in table.hands]
-        stories = [particles(self.reader, view, s, self.rng, self.count) for s in seats]
+        stories = [
+            particles(self.reader, view, h, self.rng, self.count, self.even) for h in table.hands
+        ]
         self.readings.append(Reading(view.hand_total, stories))
 
 
@@ -260,7 +304,14 @@ class ReadingProbe(Probe):
 @click.option("--decisions", default=1400, show_default=True, help="Chances to declare read.")
 @click.option("--seed", default=600000, show_default=True, help="First deal seed.")
 @click.option("--particles", "count", default=200, show_default=True, help="Stories per hand.")
-def main(decisions: int, seed: int, count: int) -> None:
+@click.option(
+    "--guess",
+    type=click.Choice(["caps", "even"]),
+    default="caps",
+    show_default=True,
+    help="Draw the hidden cards as counter guesses them, or at even odds.",
+)
+def main(decisions: int, seed: int, count: int, guess: str) -> None:
     rules = Rules(threshold=100)
     start = time.perf_counter()
     notes: list[tuple[float, bool]] = []
@@ -271,7 +322,7 @@ def main(decisions: int, seed: int, count: int) -> None:
         while len(notes) < decisions:
             probes = [ReadingProbe(notes, readings, rng) for _ in range(4)]
             for probe in probes:
-                probe.count = count
+                probe.count, probe.even = count, guess == "even"
             runner.run(play(probes, rules, deal))
             deal += 1
     truths = [truth for _, truth in notes]
@@ -281,10 +332,12 @@ def main(decisions: int, seed: int, count: int) -> None:
         held = [hold_chance(r.stories, r.total, rules, beta) for r in readings]
         policy[str(beta)] = scores(list(zip(held, truths, strict=True)))
     best = min(policy, key=lambda b: policy[b]["brier"])
+    seconds = time.perf_counter() - start
     click.echo(
         f"{len(notes)} chances to declare ({deal - seed} deals): Brier of counter's estimate "
         f"{counter['brier']}, of the policy reader "
         + ", ".join(f"{policy[b]['brier']} (beta {b})" for b in policy)
+        + f"; {seconds / max(1, len(notes)):.2f} s a chance"
     )
     click.echo(
         json.dumps(
@@ -293,10 +346,11 @@ def main(decisions: int, seed: int, count: int) -> None:
                 "seed": seed,
                 "deals": deal - seed,
                 "particles": count,
+                "guess": guess,
                 "counter": counter,
                 "policy": policy,
                 "best_beta": float(best),
-                "seconds": round(time.perf_counter() - start, 1),
+                "seconds": round(seconds, 1),
                 "python": platform.python_version(),
             }
         )

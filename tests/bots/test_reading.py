@@ -8,6 +8,7 @@ What the figures say is measured by the bench, not asserted here.
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import msgspec
@@ -17,7 +18,15 @@ from leastscore.bots.view import BotView
 from leastscore.game import Declared, Match, Rules
 from leastscore.game.cards import VALUE
 
-from bench.reading import BETAS, explain, hands_then, particles, past_view, story
+from bench.reading import (
+    BETAS,
+    explain,
+    guess_held,
+    hands_then,
+    particles,
+    past_view,
+    story,
+)
 from bench.reading import main as reading_main
 
 
@@ -89,15 +98,29 @@ def test_particles_hold_as_many_hidden_cards_as_the_hand() -> None:
     me = match.to_move
     now = match.view(me)
     assert isinstance(now, BotView)
-    for seat in range(4):
-        if seat == me:
-            continue
-        seen = particles(CounterBot(), now, seat, random.Random(0), 30)
+    for hand in CounterBot().read_table(now).hands:
+        seen = particles(CounterBot(), now, hand, random.Random(0), 30)
         assert seen, "some story explains the moves"
-        known = sum(VALUE[c] for c in now.known_cards(seat))
-        hidden = now.knowledge.hidden[seat]
+        known = sum(VALUE[c] for c in now.known_cards(hand.seat))
+        hidden = now.knowledge.hidden[hand.seat]
         assert all(known + hidden <= p.total <= known + 10 * hidden for p in seen)
         assert all(p.shortfall >= 0 and p.declines >= 0 for p in seen)
+
+
+def test_a_guess_weighed_back_gives_every_unseen_card_even_odds() -> None:
+    """Drawn with a slot's skewed odds and weighed back by ``guess_held``'s odds, each
+    card of the pool is held as often as any other."""
+    rng = random.Random(5)
+    pool = [0, 1, 20, 40, 48]  # values 1, 1, 6, 10, 10
+    skew = [0.0] + [1.0 / v for v in range(1, 11)]
+    mass = [0.0] * 52
+    draws = 20000
+    for _ in range(draws):
+        held, odds = guess_held(rng, pool, [skew, skew])
+        for card in held:
+            mass[card] += math.exp(odds)
+    for card in pool:
+        assert abs(mass[card] / draws - 2 / 5) < 0.05  # unweighed: 0.1 to 0.8
 
 
 def test_the_bench_reports_both_readers() -> None:
