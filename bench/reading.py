@@ -85,6 +85,7 @@ class Particle(NamedTuple):
 
 
 def story(view: BotView, seat: int) -> Story:
+    """What ``view`` shows of ``seat``'s round so far."""
     moves: list[Move] = []
     shed_hidden: list[tuple[int, int]] = []
     draws: list[int] = []
@@ -275,6 +276,8 @@ def hold_chance(
 
 
 class Reading(NamedTuple):
+    """One chance to declare: the total, and the stories of each other hand."""
+
     total: int
     stories: list[list[Particle]]
 
@@ -283,13 +286,18 @@ class ReadingProbe(Probe):
     """Counter's probe that also reads every other hand by particles."""
 
     def __init__(
-        self, notes: list[tuple[float, bool]], readings: list[Reading], rng: random.Random
+        self,
+        notes: list[tuple[float, bool]],
+        readings: list[Reading],
+        rng: random.Random,
+        count: int,
+        even: bool,
     ) -> None:
         super().__init__(notes)
         self.readings = readings
         self.rng = rng
-        self.count = 200
-        self.even = False
+        self.count = count
+        self.even = even
         self.reader = CounterBot()
 
     def note(self, view: BotView, table: TurnEstimate, truth: bool) -> None:
@@ -320,9 +328,7 @@ def main(decisions: int, seed: int, count: int, guess: str) -> None:
     deal = seed
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         while len(notes) < decisions:
-            probes = [ReadingProbe(notes, readings, rng) for _ in range(4)]
-            for probe in probes:
-                probe.count, probe.even = count, guess == "even"
+            probes = [ReadingProbe(notes, readings, rng, count, guess == "even") for _ in range(4)]
             runner.run(play(probes, rules, deal))
             deal += 1
     truths = [truth for _, truth in notes]
