@@ -102,9 +102,19 @@ async def play_one(player: Raw, next_id: int) -> bool:
     return True
 
 
+WIDER = """width => [...document.querySelectorAll("body *")]
+    .filter(e => e.getBoundingClientRect().right > width)
+    .map(e => `${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.outerHTML.slice(0, 160)}`)
+    .slice(0, 6)"""
+
+
 async def no_sideways_scroll(page: Any) -> None:
+    """The page fits its width; when not, the message names what sticks out."""
     wide = await page.evaluate("document.documentElement.scrollWidth")
-    assert wide <= await page.evaluate("window.innerWidth"), "the page scrolls sideways"
+    width = await page.evaluate("window.innerWidth")
+    if wide > width:
+        wider = await page.evaluate(WIDER, width)
+        raise AssertionError(f"the page scrolls sideways ({wide} > {width}): {wider}")
 
 
 async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
@@ -319,4 +329,31 @@ async def test_a_match_being_played_is_not_replayed_and_the_view_is_read_only(
             await play_one(player, 10)
             after = await ws.receive_json(timeout=60)  # ignored: the events keep coming
             assert after["event"]["type"] == "played"
+    player.close()
+
+
+async def test_a_declaration_s_reveal_fits_a_phone(
+    viewed: tuple[Server, WebView], browser: Any
+) -> None:
+    """The reveal after a declaration (every hand, a long name among them) on a phone's
+    width: nothing sticks out sideways."""
+    server, view = viewed
+    player, table = await seat_against_bot(server, HOSTILE)
+    page = await browser.new_page(viewport={"width": 390, "height": 844})
+    await page.goto(view.address + f"#/table/{table}")
+    await page.locator("#board").wait_for()
+    player.send({"type": "add_bot", "id": 2, "level": "greedy"})
+    for next_id in range(10, 40):
+        turn = await my_turn(player)
+        assert turn is not None, "the match ended first"
+        if turn["can_declare"]:
+            player.send({"type": "declare", "id": next_id})
+            assert await player.until_any({"ok", "error"}, timeout=30) == {
+                "type": "ok",
+                "id": next_id,
+            }
+            break
+        await move(player, turn, next_id)
+    await page.locator("#reveal").wait_for(timeout=60_000)
+    await no_sideways_scroll(page)
     player.close()
