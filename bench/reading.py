@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import click
 from leastscore.bots.ladder.counter import DECK, CounterBot, TurnEstimate
-from leastscore.bots.ladder.inference import HiddenHand
+from leastscore.bots.ladder.inference import HiddenHand, ValueModel
 from leastscore.bots.view import BotView
 from leastscore.game import Rules
 from leastscore.game.cards import BY_NAME, VALUE, Card
@@ -70,8 +70,6 @@ class Story(NamedTuple):
     """(card, history index) for each card it shed that nobody saw it take."""
     draws: list[int]
     """History indices of its draws from the deck."""
-    known: int
-    """Mask of the open cards it took and holds."""
 
 
 class Particle(NamedTuple):
@@ -108,7 +106,7 @@ def story(view: BotView, seat: int) -> Story:
             took = BY_NAME[played.took]
             known |= 1 << took
         moves.append(Move(index, discard, took))
-    return Story(moves, shed_hidden, draws, known)
+    return Story(moves, shed_hidden, draws)
 
 
 def past_view(view: BotView, seat: int, index: int, hand: int) -> BotView:
@@ -200,24 +198,23 @@ def particles(
     reader: CounterBot,
     view: BotView,
     hand: HiddenHand,
+    model: ValueModel,
     rng: random.Random,
     count: int,
     even: bool = False,
 ) -> list[Particle]:
-    """``count`` stories of the hidden cards of ``hand`` (as counter guesses it), each
-    with how well it explains the seat's moves (stories in which a move made is illegal
-    are left out). The cards are drawn as counter's guesses would draw them, each story
-    weighed back to even odds for every unseen card (``Particle.odds``); with ``even``,
-    drawn at even odds."""
+    """``count`` stories of the hidden cards of ``hand`` (as counter guesses it, with
+    ``model``), each with how well it explains the seat's moves (stories in which a
+    move made is illegal are left out). The cards are drawn as counter's guesses would
+    draw them, each story weighed back to even odds for every unseen card
+    (``Particle.odds``); with ``even``, drawn at even odds."""
     seat = hand.seat
     told = story(view, seat)
     came_in = [-1] * HAND_SIZE + told.draws
     unseen = view.knowledge.unseen_mask
     pool = [c for c in range(52) if unseen >> c & 1]
-    model = reader.read_table(view).model
     flat = [1.0] * 11
     weights = [flat if even else model.card_weights(cap) for cap in hand.caps]
-    known_total = sum(VALUE[c] for c in range(52) if told.known >> c & 1)
     out = []
     for _ in range(count):
         held, odds = guess_held(rng, pool, weights)
@@ -230,7 +227,7 @@ def particles(
         hidden += [(card, came, len(view.history)) for card, came in zip(held, free, strict=True)]
         fit = explain(reader, view, seat, told, hidden)
         if fit is not None:
-            out.append(Particle(known_total + sum(VALUE[c] for c in held), *fit, odds))
+            out.append(Particle(hand.known_total + sum(VALUE[c] for c in held), *fit, odds))
     return out
 
 
@@ -303,7 +300,8 @@ class ReadingProbe(Probe):
     def note(self, view: BotView, table: TurnEstimate, truth: bool) -> None:
         super().note(view, table, truth)
         stories = [
-            particles(self.reader, view, h, self.rng, self.count, self.even) for h in table.hands
+            particles(self.reader, view, h, table.model, self.rng, self.count, self.even)
+            for h in table.hands
         ]
         self.readings.append(Reading(view.hand_total, stories))
 

@@ -98,8 +98,9 @@ def test_particles_hold_as_many_hidden_cards_as_the_hand() -> None:
     me = match.to_move
     now = match.view(me)
     assert isinstance(now, BotView)
-    for hand in CounterBot().read_table(now).hands:
-        seen = particles(CounterBot(), now, hand, random.Random(0), 30)
+    table = CounterBot().read_table(now)
+    for hand in table.hands:
+        seen = particles(CounterBot(), now, hand, table.model, random.Random(0), 30)
         assert seen, "some story explains the moves"
         known = sum(VALUE[c] for c in now.known_cards(hand.seat))
         hidden = now.knowledge.hidden[hand.seat]
