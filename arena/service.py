@@ -52,7 +52,7 @@ class Arena:
     def __init__(self, folder: Path, config: ArenaConfig, cluster: str | None = None) -> None:
         """``cluster``: a Dask cluster to play the tables on (``local:N`` or the
         scheduler's address); None plays them in this process."""
-        self.folder = folder
+        self.folder = folder.absolute()  # the same folder whatever the working one
         self.config = config
         self.cluster = cluster
         self.book = Book.open(folder / "arena.sqlite")

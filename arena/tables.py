@@ -112,10 +112,13 @@ class Tables:
 
     def _config_for(self, everyone: Sequence[Seated]) -> TournamentConfig:
         seats = self.config.seats
+        # absolute: a folder relative to where the arena was started (``arena serve
+        # contest/``) would be joined onto itself as the entrant's base and its dir
+        folders = [str(e.folder.absolute()) for e in everyone]
         return TournamentConfig(
             entrants=tuple(
-                make_entrant(e.author, f'cmd:"{e.run}"', str(e.folder), folder=str(e.folder))
-                for e in everyone
+                make_entrant(e.author, f'cmd:"{e.run}"', where, folder=where)
+                for e, where in zip(everyone, folders, strict=True)
             ),
             seed=0,
             seats=seats,
