@@ -82,19 +82,26 @@ async def build(
 ) -> tuple[bool, str]:
     """Run ``command`` in ``folder`` (writable to it alone); whether it succeeded, and
     its output (stdout and stderr together, the end of it when long)."""
-    argv = containment.argv(["sh", "-c", command], str(folder), writable=True)
     group = containment.cgroup()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=folder,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            preexec_fn=containment.preexec(group),
-            start_new_session=True,
-        )
+        containment.hand_over(folder)  # the build's user writes there, and no other
+        with containment.command(["sh", "-c", command], str(folder), writable=True) as (
+            argv,
+            handed,
+        ):
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=folder,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                preexec_fn=containment.preexec(group),
+                start_new_session=True,
+                pass_fds=handed,
+            )
     except OSError as e:
+        if group is not None:
+            group.remove()
         return False, f"could not start the build: {e}"
     try:
         output, _ = await asyncio.wait_for(proc.communicate(), seconds)

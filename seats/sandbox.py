@@ -32,14 +32,14 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal, Protocol, get_args
 
 import msgspec
 
-from . import folders
+from . import folders, seccomp
 
 Mode = Literal["auto", "bwrap", "limits", "none"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -104,6 +104,23 @@ def _bwrap_works(path: str) -> bool:
     return done.returncode == 0
 
 
+UNPRIVILEGED = 65534
+"""The user (``nobody``) a runner started as root hands its programs to: root's
+rights over the machine's files, and its capabilities, never reach a program."""
+
+
+def seal_problem() -> str | None:
+    """Why programs cannot be sealed here (bubblewrap, a seccomp filter and, for a
+    runner started as root, an unprivileged user), or None when they can."""
+    if bwrap_path() is None:
+        return "bubblewrap not found, or it cannot make namespaces (apt-get install bubblewrap)"
+    if not seccomp.available():
+        return "libseccomp is missing, so no system call filter (apt-get install libseccomp2)"
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return "setpriv is missing, so programs would run as root (apt-get install util-linux)"
+    return None
+
+
 def cgroup_controllers() -> tuple[str, ...]:
     """The cgroup v1 controllers this process may make groups in (root on most machines)."""
     found = []
@@ -115,22 +132,38 @@ def cgroup_controllers() -> tuple[str, ...]:
 
 
 def resolve(mode: Mode, warn: Callable[[str], None] | None = None) -> Mode:
-    """``auto`` made concrete: ``bwrap`` when it works here, else ``limits`` (said once)."""
-    if mode == "bwrap" and bwrap_path() is None:
-        raise ValueError(
-            "--sandbox bwrap: bubblewrap is missing or cannot make namespaces here "
-            "(apt-get install bubblewrap)"
-        )
+    """``auto`` made concrete: ``bwrap`` when programs can be sealed here, else
+    ``limits`` (said once)."""
+    problem = seal_problem() if mode in ("auto", "bwrap") else None
+    if mode == "bwrap" and problem is not None:
+        raise ValueError(f"--sandbox bwrap: {problem}")
     if mode != "auto":
         return mode
-    if bwrap_path() is not None:
+    if problem is None:
         return "bwrap"
     if warn is not None:
         warn(
-            "sandbox: bubblewrap not found: programs run with resource limits only "
+            f"sandbox: {problem}: programs run with resource limits only "
             "(they can use the network and read your files; see TOURNAMENTS.md)"
         )
     return "limits"
+
+
+def hand_over(folder: Path, user: int | None) -> None:
+    """Make ``folder`` and everything in it ``user``'s, so that a program run as that
+    user may read it and a build may write there (None: programs run as the runner's
+    own user, and nothing changes)."""
+    if user is None:
+        return
+    os.chown(folder, user, user)
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            os.chown(os.path.join(root, name), user, user, follow_symlinks=False)
+
+
+def programs_user() -> int | None:
+    """The user this process's sealed programs run as, when it is not its own."""
+    return UNPRIVILEGED if os.geteuid() == 0 else None
 
 
 @dataclass(frozen=True)
@@ -150,6 +183,9 @@ class Containment:
     cgroups: tuple[str, ...] = ()
     """The cgroup v1 controllers in use (see ``cgroup_controllers``)."""
     bwrap: str = "bwrap"
+    user: int | None = None
+    """The unprivileged user programs become under bubblewrap when the runner is root
+    (``UNPRIVILEGED``); None: they stay the runner's own user, inside a user namespace."""
 
     @classmethod
     def make(
@@ -160,12 +196,14 @@ class Containment:
         warn: Callable[[str], None] | None = None,
     ) -> Containment:
         mode = resolve(mode, warn)
+        sealed = mode == "bwrap"
         return cls(
             mode=mode,
             limits=limits or Limits(),
             hidden=tuple(os.path.abspath(h) for h in hidden if os.path.isdir(h)),
             cgroups=cgroup_controllers() if mode != "none" else (),
-            bwrap=(bwrap_path() or "bwrap") if mode == "bwrap" else "bwrap",
+            bwrap=(bwrap_path() or "bwrap") if sealed else "bwrap",
+            user=programs_user() if sealed else None,
         )
 
     def describe(self) -> str:
@@ -174,31 +212,53 @@ class Containment:
             return "sandbox: none (programs run with your rights and no limits)"
         counted = "cgroup v1" if "pids" in self.cgroups else "RLIMIT_NPROC"
         memory = "cgroup v1" if "memory" in self.cgroups else "RLIMIT_AS"
+        who = f"user {self.user}" if self.user is not None else "a user namespace"
         where = (
-            "bubblewrap (no network, read-only system, private /tmp, pid namespace)"
+            "bubblewrap (no network, read-only system, private /tmp, pid namespace, "
+            f"{who} with no capabilities, seccomp filter)"
             if self.mode == "bwrap"
             else "limits only (no namespaces)"
         )
         return f"sandbox: {where}; processes by {counted}, memory by {memory}"
 
-    def argv(self, argv: Sequence[str], folder: str | None, *, writable: bool = False) -> list[str]:
+    def argv(
+        self,
+        argv: Sequence[str],
+        folder: str | None,
+        *,
+        writable: bool = False,
+        seccomp_fd: int | None = None,
+    ) -> list[str]:
         """The command line that runs ``argv`` in ``folder`` under this containment
-        (``writable``: the folder may be written to, as a build writes its own).
+        (``writable``: the folder may be written to, as a build writes its own;
+        ``seccomp_fd``: a file holding the system call filter, handed to the child).
 
         Under bubblewrap the program sees what is shown to it and nothing else: the
         system (``folders.SYSTEM``), the runtime it runs on, its own folder, all
         read-only, and a private ``/tmp``; the rest of the machine is not there at
-        all, not even as names. Folders in ``hidden`` inside what it sees are emptied."""
+        all, not even as names. Folders in ``hidden`` inside what it sees are emptied.
+        It has no capability, never gains one (no new privileges), and is refused the
+        system calls of ``seccomp``; started by root, it runs as ``user``."""
         if self.mode != "bwrap":
             return list(argv)
         own = os.path.abspath(folder or os.getcwd())
         wrapped = [self.bwrap, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-        wrapped += ["--die-with-parent", "--new-session"]
+        wrapped += ["--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+        if self.user is None:  # bubblewrap drops every capability of a user's sandbox
+            wrapped += ["--unshare-user"]
+        else:  # as root it keeps only what setpriv needs to become the user, then none
+            wrapped += ["--cap-drop", "ALL"]
+            for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+                wrapped += ["--cap-add", cap]
+        if seccomp_fd is not None:
+            wrapped += ["--seccomp", str(seccomp_fd)]
         for path in folders.SYSTEM:
             wrapped += _show(path)
-        wrapped += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        wrapped += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
         extra = folders.runtime_of(argv[0]) if argv else None
         shown = [*folders.runtime(), *self.see, *([extra] if extra else []), own]
+        for path in _ancestors(shown):  # as plain folders, whoever may enter them here
+            wrapped += ["--perms", "0755", "--dir", path]
         for path in shown[:-1]:
             wrapped += _show(path)
         wrapped += ["--bind" if writable else "--ro-bind", own, own]
@@ -206,7 +266,30 @@ class Containment:
             if not folders.under(own, path) and any(folders.under(path, s) for s in shown):
                 wrapped += ["--tmpfs", path]
         wrapped += ["--chdir", own, "--"]
-        return wrapped + list(argv)
+        if self.user is None:
+            return wrapped + list(argv)
+        become = [f"--reuid={self.user}", f"--regid={self.user}", "--clear-groups"]
+        become += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+        return [*wrapped, "setpriv", *become, "--", *argv]
+
+    @contextlib.contextmanager
+    def command(
+        self, argv: Sequence[str], folder: str | None, *, writable: bool = False
+    ) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+        """The wrapped command line and the file descriptors its child must be handed
+        (the seccomp filter, under bubblewrap), for one start; closed afterwards."""
+        if self.mode != "bwrap":
+            yield list(argv), ()
+            return
+        fd = seccomp.filter_file()
+        try:
+            yield self.argv(argv, folder, writable=writable, seccomp_fd=fd), (fd,)
+        finally:
+            os.close(fd)
+
+    def hand_over(self, folder: Path) -> None:
+        """Make ``folder`` the programs' user's (see ``hand_over``)."""
+        hand_over(folder, self.user)
 
     def preexec(self, group: Cgroup | None) -> Callable[[], None] | None:
         """What the child does before it runs the program: join its cgroup, set rlimits."""
@@ -509,6 +592,20 @@ class Jail:
             self.group = None
 
 
+def _ancestors(shown: Sequence[str]) -> list[str]:
+    """The folders above those ``shown`` that no shown folder brings: bubblewrap would
+    make them with the machine's own modes (``/root`` is 0700), and a program run as
+    another user could not walk through them to its own folder."""
+    brought = (*folders.SYSTEM, *shown)
+    found: set[str] = set()
+    for path in shown:
+        parent = os.path.dirname(path)
+        while parent != "/" and not any(folders.under(parent, b) for b in brought):
+            found.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(found, key=lambda p: (p.count("/"), p))
+
+
 def _show(path: str) -> list[str]:
     """bubblewrap's words for showing ``path`` read-only as it is here (a link as a link)."""
     if os.path.islink(path) and os.path.dirname(path) == "/":
@@ -576,7 +673,9 @@ async def spawn(
         preexec_fn=containment.preexec(group),
     )
     try:
-        proc, pipes = await _spawn_heard(containment.argv(argv, cwd), options, output)
+        with containment.command(argv, cwd) as (wrapped, handed):
+            options["pass_fds"] = handed
+            proc, pipes = await _spawn_heard(wrapped, options, output)
     except BaseException:
         if group is not None:
             group.remove()

@@ -15,7 +15,11 @@ It plays like stdio_player.py's ``good`` mode, and on its first turn:
   with TOKEN in its command line;
 - ``burn``: answers, then a thread burns CPU for good; its next answer waits until the
   process has used 30 CPU seconds;
-- ``stderr``: writes 10 MB to stderr; ``stdout``: announces a 1 GB frame.
+- ``stderr``: writes 10 MB to stderr; ``stdout``: announces a 1 GB frame;
+- ``escape``: tries what a program run by root could do to the machine (read
+  ``/etc/shadow``, remount its folder writable, mount a cgroup, make a disk's device
+  node, make a user namespace) and says on stderr ``ESCAPED: ...`` for each that
+  worked, ``held: ...`` for each that did not; and who it is.
 """
 
 import os
@@ -57,8 +61,42 @@ def burn() -> None:
         pass
 
 
+def escape() -> None:
+    import ctypes
+    import stat
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open("/proc/self/status") as f:
+        status = dict(line.split(":\t", 1) for line in f.read().splitlines())
+    say(f"uid {os.getuid()} euid {os.geteuid()} CapEff {status['CapEff']}")
+    say(f"NoNewPrivs {status['NoNewPrivs']} Seccomp {status.get('Seccomp')}")
+
+    def attempt(what: str, done: int) -> None:
+        say(f"ESCAPED: {what}" if done == 0 else f"held: {what} ({ctypes.get_errno()})")
+
+    try:
+        with open("/etc/shadow", "rb") as f:
+            f.read(1)
+        say("ESCAPED: read /etc/shadow")
+    except OSError as e:
+        say(f"held: read /etc/shadow ({e.errno})")
+    here = os.getcwd().encode()
+    attempt("remount its folder writable", libc.mount(None, here, None, 32 | 4096, None))
+    os.makedirs("/tmp/cg", exist_ok=True)
+    attempt("mount a cgroup", libc.mount(b"cgroup", b"/tmp/cg", b"cgroup", 0, b"pids"))
+    try:
+        os.mknod("/tmp/disk", stat.S_IFBLK | 0o600, os.makedev(8, 0))
+        say("ESCAPED: made a disk's device node")
+    except OSError as e:
+        say(f"held: made a disk's device node ({e.errno})")
+    attempt("make a user namespace", libc.unshare(0x10000000))
+    attempt("make a mount namespace", libc.unshare(0x00020000))
+
+
 def hostile() -> None:
-    if mode == "forkbomb":
+    if mode == "escape":
+        escape()
+    elif mode == "forkbomb":
         made = 0
         for _ in range(2000):
             try:

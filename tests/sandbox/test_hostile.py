@@ -267,3 +267,19 @@ def test_entrants_laid_out_as_submissions_see_nothing_of_each_other(tmp_path: Pa
     for path in (rival, out):
         assert f"cannot list {path}:" in said, said
     assert "READ" not in said and "secret" not in said
+
+
+@needs_bwrap
+def test_a_program_gets_no_privilege_whoever_starts_the_runner(tmp_path, baseline):
+    """Run as root, bubblewrap alone kept root's rights: a program read /etc/shadow,
+    remounted its own folder writable and made a device node of the host's disk. Now
+    it is an unprivileged user with no capability and a system call filter."""
+    run = contest(tmp_path, "escape", sandbox="bwrap")
+    contained(run, baseline, None)
+    said = run.program_stderr
+    assert "ESCAPED" not in said, said
+    for what in ("read /etc/shadow", "remount its folder writable", "mount a cgroup",
+                 "made a disk's device node", "make a user namespace"):  # fmt: skip
+        assert f"held: {what}" in said, said
+    assert "uid 0 " not in said and "CapEff\t0000000000000000" not in said  # the tab split
+    assert "CapEff 0000000000000000" in said and "NoNewPrivs 1 Seccomp 2" in said, said
