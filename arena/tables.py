@@ -3,11 +3,12 @@ through the tournament's own seats and referee (``tournament.running``).
 
 Each entrant runs its accepted version from that version's folder, contained as a
 tournament contains programs: under bubblewrap it sees the system and its own
-folder, read-only, and no other submission, not even by name. A program lives on
-from table to table, as in a tournament (starting one costs more than a match), and
-is started afresh when it forfeits or a new version replaces it. Its standard error
-goes to one file per program start; each table notes where in that file its part
-begins and ends, so an author reads what their program wrote at any one table.
+folder, read-only, and no other submission, not even by name. Unlike a
+tournament's, a program is started afresh for every match: a table plays one deal
+from every seat, and a program that lived on would know at the second seating the
+hands it was dealt at the first. Its standard error goes to one file per table
+slot; each table notes where in that file its part begins and ends, so an author
+reads what their program wrote at any one table.
 Each match's full log is kept (``tables/ID/logs/``), shown only as a spectator
 sees it, once the table is over.
 """
@@ -63,12 +64,12 @@ def stderr_slice(path: str, start: int, end: int) -> bytes:
 
 
 class Tables:
-    """One table at a time, with programs kept running between tables.
+    """One table at a time, each match with programs started afresh for it.
 
-    Why a class: the programs outlive a table, and must be started again when the
-    entrants who play change (a new version, a disqualification); it holds them and
-    knows for which entrants they were started. ``tables_at_once`` tables are as many
-    of these, each with programs of its own."""
+    Why a class: the lineup that starts the programs, with their stderr files and
+    containment, outlives a table, and must be made again when the entrants who play
+    change (a new version, a disqualification); it holds it and knows for which
+    entrants it was made. ``tables_at_once`` tables are as many of these."""
 
     def __init__(self, config: ArenaConfig, stderr_dir: Path) -> None:
         self.config = config
@@ -105,7 +106,7 @@ class Tables:
             self.stderr_dir.mkdir(parents=True, exist_ok=True)
             containment = contain(self._tournament, [str(self.stderr_dir)])
             self._lineup = Lineup(
-                self._tournament, stderr_dir=self.stderr_dir, containment=containment
+                self._tournament, stderr_dir=self.stderr_dir, containment=containment, fresh=True
             )
             self._for = everyone
         return self._lineup, self._tournament

@@ -240,6 +240,17 @@ class ProgramSeat:
         if over is not None and self.alive:
             self._fail(over, OverLimit)
 
+    def worn(self) -> bool:
+        """Whether the running start has used half of a limit that counts over a start
+        (CPU seconds, stderr): a long-lived program is best started afresh between
+        matches than ended at the limit in the middle of one."""
+        jail = self._jail
+        if jail is None or self.containment.mode == "none":
+            return False
+        limits = self.containment.limits
+        half_stderr = limits.stderr_kb * 512
+        return jail.stderr_bytes >= half_stderr or jail.cpu_seconds() >= limits.cpu_seconds / 2
+
     @property
     def cpu_seconds(self) -> float:
         """CPU seconds over all its starts, the running one included."""

@@ -487,14 +487,36 @@ def signal_kind(returncode: int | None) -> FaultKind | None:
     return None
 
 
-def process_cpu_seconds(pid: int) -> float | None:
-    """CPU time (user and system, all threads) of a running process, from /proc."""
+def process_cpu_seconds(pid: int, *, with_children: bool = False) -> float | None:
+    """CPU time (user and system, all threads) of a running process, from /proc;
+    ``with_children``: and of its children that ended and were waited for."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
     ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    used = fields[11:15] if with_children else fields[11:13]
+    return sum(int(f) for f in used) / ticks
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """CPU time of a running process and of all it started, running or ended (bubblewrap's
+    own process does not run the program: its children do)."""
+    total = process_cpu_seconds(pid, with_children=True)
+    if total is None:
+        return None
+    for child in _children(pid):
+        total += tree_cpu_seconds(child) or 0.0
+    return total
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found += [int(c) for c in (task / "children").read_text().split()]
+    return found
 
 
 @dataclass
@@ -521,6 +543,8 @@ class Jail:
         self.kinds: set[FaultKind] = set()
         """The limits this start went over (each counted once)."""
         self._cpu = 0.0
+        self.stderr_bytes = 0
+        """What this start wrote to stderr, kept or not."""
         self._stderr: asyncio.Task[None] | None = None
         self.pipes = tuple(pipes)
         """The program's stdin and stdout, as ``spawn`` made them (closed at ``end``)."""
@@ -544,7 +568,7 @@ class Jail:
         """CPU time of this start so far (its whole group when cpuacct is there)."""
         now = self.group.cpu_seconds() if self.group is not None else None
         if now is None:
-            now = process_cpu_seconds(self.proc.pid)
+            now = tree_cpu_seconds(self.proc.pid)
         if now is not None:
             self._cpu = max(self._cpu, now)
         return self._cpu
@@ -555,12 +579,12 @@ class Jail:
         assert stream is not None
 
         async def copy() -> None:
-            kept = 0
             while data := await stream.read(65536):
+                kept = self.stderr_bytes
                 if kept < limit:
                     out.write(data[: limit - kept])
                     out.flush()
-                kept += len(data)
+                kept = self.stderr_bytes = kept + len(data)
                 if kept > limit:
                     out.write(f"\n[stderr cut at {limit // 1024} KiB]\n".encode())
                     out.flush()

@@ -41,3 +41,46 @@ async def test_a_table_plays_from_a_folder_named_relative_to_where_it_started(
         result = decode_result(line)
         assert result.moves > 0 and not result.problems, result
         assert all(not seat.faults and not seat.crashes for seat in result.seats), result
+
+
+REMEMBERING = """import sys
+from leastscore.bots import Bot, make_bot
+from leastscore.bots.stdio import run_stdio
+from leastscore.game import MatchStarted
+
+class Remembering(Bot):
+    def __init__(self):
+        self.greedy, self.matches = make_bot("greedy"), 0
+    def choose(self, view):
+        return self.greedy.choose(view)
+    def on_event(self, event):
+        if isinstance(event, MatchStarted):
+            self.matches += 1
+            print("matches this process has seen:", self.matches, file=sys.stderr, flush=True)
+
+sys.exit(run_stdio(Remembering()))
+"""
+
+
+async def test_no_program_remembers_one_seating_of_a_deal_at_the_next(tmp_path: Path) -> None:
+    """A table plays one deal from every seat. A program that lived on from one seating
+    to the next knew, by the last, every hand it had been dealt before: the hostile bot
+    of a trial knew all three opponents' starting hands. Each seating now meets a
+    program started afresh."""
+    folders = [tmp_path / name for name in ("ann", "bo", "cy")]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "bot.py").write_text(REMEMBERING)
+    run = f"{sys.executable} bot.py"
+    seated = [Seated(i + 1, f.name, f, run) for i, f in enumerate(folders)]
+    stderr_dir = tmp_path / "programs"
+    tables = Tables(ArenaConfig(seats=3, threshold=30, move_time=5.0), stderr_dir)
+    try:
+        played = await tables.play(seated, seated, 11, tmp_path / "table")
+    finally:
+        await tables.close()
+    assert len(played.matches) == 3  # the deal from each of three seats
+    for folder in folders:
+        said = (stderr_dir / f"{folder.name}.main.stderr").read_text().splitlines()
+        seen = [line for line in said if line.startswith("matches")]
+        assert seen == ["matches this process has seen: 1"] * 3, said

@@ -283,3 +283,27 @@ def test_a_program_gets_no_privilege_whoever_starts_the_runner(tmp_path, baselin
         assert f"held: {what}" in said, said
     assert "uid 0 " not in said and "CapEff\t0000000000000000" not in said  # the tab split
     assert "CapEff 0000000000000000" in said and "NoNewPrivs 1 Seccomp 2" in said, said
+
+
+def test_a_long_lived_program_is_renewed_before_it_reaches_a_limit(tmp_path: Path) -> None:
+    """The SDK says a line on stderr at the end of every match; over a long run that once
+    filled the stderr limit and an honest bot was charged an ``output`` fault. A program
+    that has used half of a limit counted over its start is started afresh between
+    matches instead, with no fault."""
+    sdk = f'cmd:"{sys.executable}" -m leastscore bot run builtin:greedy --stdio'
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(a=sdk, b="builtin:greedy"),
+        "--seats=2",
+        "--deals=8",
+        "--seed=5",
+        "--workers=1",
+        "--limit=stderr_kb=1",  # about ten of the SDK's lines
+        "--format=json",
+        f"--out={out}",
+    )
+    assert done.returncode == 0, done.stderr
+    row = by_bot(json.loads(done.stdout))["a"]
+    assert row["faults"] == {} and row["crashes"] == 0, row
+    said = (out / "programs" / "a.worker-1.stderr").read_text()
+    assert said.count("match over") == 16 and "stderr cut" not in said, said

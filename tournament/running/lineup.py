@@ -172,17 +172,21 @@ class Lineup:
         hall: Hall | None = None,
         interrupt: bool = False,
         containment: Containment | None = None,
+        fresh: bool = False,
     ) -> None:
         """``containment``: how programs run (made once per process: see ``contain``).
         ``copy`` names this process's copies of the ``cmd:`` programs: each copy
         writes its stderr to ``stderr_dir/NAME.COPY.stderr``, so that the copies in
         different workers do not interleave their lines in one file.
         ``interrupt``: cut short Python bots that think far too long (this
-        process's main thread must be free to take ``SIGALRM``)."""
+        process's main thread must be free to take ``SIGALRM``).
+        ``fresh``: start every program afresh for each match, so that nothing it
+        learnt of one seating of a deal is there for the next (the arena's tables)."""
         self.config = config
         self.containment = containment or Containment(mode="none")
         self.hall = hall
         self.interrupt = interrupt
+        self.fresh = fresh
         if interrupt:
             signal.signal(signal.SIGALRM, _overrun)
         self._stderr_dir = stderr_dir
@@ -210,7 +214,10 @@ class Lineup:
         return seating
 
     def finish(self, seating: Seating, match: Match) -> list[str]:
-        """After the match: its programs' problems; programs that forfeited start afresh."""
+        """After the match: its programs' problems. Programs that forfeited start afresh
+        (they may be stuck), and so do those that have used half of a limit that
+        counts over a program start (CPU, stderr): limits hold per match, and an honest
+        program never reaches them however long the tournament."""
         problems = list(seating.problems)
         seating.usage = [({}, 0.0) for _ in seating.seats]
         for index, (program, before) in seating.programs.items():
@@ -222,7 +229,7 @@ class Lineup:
                 max(0.0, program.cpu_seconds - cpu),
             )
             problems.extend(f"{program.name}: {p}" for p in program.problems[before:])
-            if index in match.resigned:
+            if self.fresh or index in match.resigned or program.worn():
                 self._stale.add(program.name)
         if self.hall is not None:
             self.hall.done(seating.remote)
