@@ -18,6 +18,8 @@ from pathlib import Path
 
 import msgspec
 
+from leastscore.about import private_file
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS authors (
     name TEXT PRIMARY KEY,
@@ -107,6 +109,7 @@ class Book:
     query and export, transactions that a kill -9 cannot tear, and no server to run."""
 
     def __init__(self, path: Path) -> None:
+        private_file(path)  # every hand is in it; SQLite gives its -wal and -shm the same mode
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process loses nothing in WAL

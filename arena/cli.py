@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
+
+from leastscore.about import private_folder
 
 from .book import Book
-from .config import NoCluster, load
+from .config import ArenaConfig, NoCluster, load
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
@@ -31,7 +34,7 @@ def _book(folder: Path) -> Book:
 
 
 def _ready(folder: Path) -> Book:
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder)  # a new arena's folder is the organiser's alone (0700)
     try:
         load(folder)
     except ValueError as e:
@@ -66,9 +69,18 @@ def invite(folder: Path, name: str) -> None:
     metavar="local:N|tcp://HOST:PORT",
     help="Play the tables on a Dask cluster: local:N or tcp://HOST:PORT (see ARENA.md).",
 )
-def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap", "limits", "none"]),
+    help="How programs are contained, over arena.toml's: bwrap (the default: refuse to "
+    "start where programs cannot be sealed), or limits or none, which let programs "
+    "read your files and use the network: only among people who trust each other.",
+)
+def serve(folder: Path, host: str, port: int, cluster: str | None, sandbox: str | None) -> None:
     """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""
+    folder = folder.absolute()
     _ready(folder).close()
+    config = _sealed(load(folder), sandbox)
     # a process that runs for weeks keeps the engine's hand cache as small as a server's
     from leastscore.game.groups import set_hand_cache_size
     from leastscore.server.config import ServerConfig
@@ -86,18 +98,44 @@ def serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
         except ValueError as e:
             raise click.BadParameter(str(e), param_hint="--cluster") from None
     try:
-        run(_serve(folder, host, port, cluster))
+        run(_serve(folder, config, host, port, cluster))
     except NoCluster as e:
         raise click.ClickException(f"--cluster {cluster}: {e}") from None
 
 
-async def _serve(folder: Path, host: str, port: int, cluster: str | None) -> None:
+def _sealed(config: ArenaConfig, sandbox: str | None) -> ArenaConfig:
+    """The settings with the sandbox made concrete: strangers' programs run sealed
+    (``auto`` never falls back to limits, as a tournament's may), or the arena does
+    not start; ``limits`` and ``none`` only when the organiser says so."""
+    from leastscore.seats.sandbox import seal_problem
+
+    mode = sandbox or config.sandbox
+    if mode in ("auto", "bwrap"):
+        problem = seal_problem()
+        if problem is not None:
+            raise click.ClickException(
+                f"programs cannot be sealed here: {problem}; to run them unsealed among "
+                "people who trust each other, say --sandbox limits"
+            )
+        mode = "bwrap"
+    else:
+        click.echo(
+            f"sandbox: {mode}: programs can read what this user can and use the "
+            "network (see ARENA.md)",
+            err=True,
+        )
+    return msgspec.structs.replace(config, sandbox=mode)
+
+
+async def _serve(
+    folder: Path, config: ArenaConfig, host: str, port: int, cluster: str | None
+) -> None:
     from leastscore.server.web import WebSite
 
     from .service import Arena
     from .web import make_app
 
-    running = Arena(folder, load(folder), cluster)
+    running = Arena(folder, config, cluster)
     site = WebSite(host, port)
     await site.serve(make_app(running))
     click.echo(f"arena: {site.address}", nl=True)
@@ -186,16 +224,30 @@ def roll_back(url: str, version: int, token: str) -> None:
 @arena.command()
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def export(folder: Path) -> None:
-    """Print the leaderboard and every match as JSON."""
+    """Print the leaderboard, every version and every match as JSON."""
     from .standings import leaderboard
 
     book = _book(folder)
     config = load(folder)
-    authors = {s.id: s.author for s in book.submissions()}
+    submissions = {s.id: s for s in book.submissions()}
+    authors = {i: s.author for i, s in submissions.items()}
     rows = leaderboard(book.played(), book.playing(), authors, config.new_version)
+    finished = dict(book.db.execute("SELECT id, finished FROM tables_played"))
+    versions = [
+        {"author": s.author, "version": s.version, "state": s.state, "submitted": s.submitted}
+        for s in submissions.values()
+    ]
     matches = [
-        {"table": m.table_id, "seats": [authors[s] for s in m.seats], "places": list(m.places)}
+        {
+            "table": m.table_id,
+            "seats": [authors[s] for s in m.seats],
+            "places": list(m.places),
+            "match": m.id,
+            "versions": [submissions[s].version for s in m.seats],
+            "finished": finished[m.table_id],
+        }
         for m in book.played()
     ]
-    json.dump({"leaderboard": [r.as_json() for r in rows], "matches": matches}, sys.stdout)
+    document = {"leaderboard": [r.as_json() for r in rows], "versions": versions}
+    json.dump({**document, "matches": matches}, sys.stdout)
     click.echo()

@@ -27,6 +27,7 @@ from typing import Any
 
 from distributed import Client, Future, WorkerPlugin, get_worker
 from leastscore.seats.loop import LoopThread
+from leastscore.seats.sandbox import hand_over, programs_user, seal_problem
 
 from leastscore.about import VERSION
 
@@ -51,7 +52,7 @@ class ShippedTable:
 
 class ArenaPlugin(WorkerPlugin):
     """The arena's table slots on one worker, with an event loop of their own in a
-    thread, so that their programs outlive the tasks that play each table, and the
+    thread, so that their lineups outlive the tasks that play each table, and the
     versions this worker has unpacked, so that each is unpacked once."""
 
     def __init__(self, config: ArenaConfig) -> None:
@@ -73,6 +74,7 @@ class ArenaPlugin(WorkerPlugin):
                 await tables.close()
 
         self.loop.stop(close(), CLOSE_TIME)
+        shutil.rmtree(self.root, ignore_errors=True)  # the unpacked versions go with it
 
     def play(self, slot: int, seated: Sequence[Seated], everyone: Sequence[Seated], seed: int,
              packed: dict[int, bytes]) -> ShippedTable:  # fmt: skip
@@ -98,6 +100,7 @@ class ArenaPlugin(WorkerPlugin):
                 shutil.rmtree(folder, ignore_errors=True)
                 folder.mkdir(parents=True)
                 unpack_built(archive, folder)
+                hand_over(folder, programs_user())  # a worker run as root: nobody's
                 self.unpacked[entrant.submission] = folder
         return replace(entrant, folder=folder)
 
@@ -224,6 +227,11 @@ async def connect(stack: contextlib.AsyncExitStack, address: str, config: ArenaC
     )
     if other:
         raise NoCluster(f"workers with another leastscore than {VERSION}: {', '.join(other)}")
+    if config.sandbox == "bwrap":
+        problems: dict[str, str | None] = await client.run(seal_problem)
+        unsealed = sorted(f"{w}: {why}" for w, why in problems.items() if why is not None)
+        if unsealed:
+            raise NoCluster(f"workers that cannot seal programs: {'; '.join(unsealed)}")
     await client.register_plugin(ArenaPlugin(config), name=PLUGIN)
     return client
 

@@ -56,7 +56,7 @@ async def judge(folder: Path, config: ArenaConfig) -> Verdict:
     except UploadRefused as e:
         return Verdict(False, f"rejected: {e}\n", None)
     containment = Containment.make(config.sandbox, config.limits)
-    log = [f"sandbox: {containment.describe()}"]
+    log = [containment.describe()]  # "sandbox: ..."
     if manifest.build:
         built, output = await build(manifest.build, folder, containment, config.build_time)
         log += [f"$ {manifest.build}", output.rstrip("\n")]

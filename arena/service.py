@@ -21,6 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from leastscore.about import private_folder
+
 from .book import Book, Submission
 from .config import ArenaConfig
 from .intake import Verdict, judge, receive
@@ -55,7 +57,9 @@ class Arena:
         self.folder = folder.absolute()  # the same folder whatever the working one
         self.config = config
         self.cluster = cluster
-        self.book = Book.open(folder / "arena.sqlite")
+        self.book = Book.open(self.folder / "arena.sqlite")
+        for room in ("submissions", "programs", "tables"):  # every hand, every log: yours
+            private_folder(self.folder / room)
         self.changed = asyncio.Event()
         self._board: list[Row] | None = None
         self._spans: dict[str, tuple[float | None, float | None]] = {}

@@ -7,6 +7,7 @@ loses nothing but the tables in play."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 from leastscore.arena.book import Book
-from leastscore.seats.sandbox import bwrap_path
+from leastscore.seats.sandbox import bwrap_path, seal_problem
 
 SETTINGS = "seats = 2\nthreshold = 30\nmove_time = 5.0\ntables_at_once = 2\ncheck_matches = 1\n"
 NOSY = """import os, sys
@@ -106,6 +107,8 @@ class Served:
     """``arena serve`` in a process of its own, on a free port of loopback."""
 
     def __init__(self, folder: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        if "--sandbox" not in args and (problem := seal_problem()) is not None:
+            pytest.skip(f"an arena refuses to run programs unsealed: {problem}")
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -124,8 +127,11 @@ class Served:
             env=env,
         )
         assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.startswith("arena: "), line
+        self.said: list[str] = []
+        """What it wrote before its address."""
+        while (line := self.proc.stdout.readline()).startswith("sandbox: "):
+            self.said.append(line)
+        assert line.startswith("arena: "), [*self.said, line]
         self.url = line.split()[1].rstrip("/")
 
     def stop(self) -> None:
@@ -268,3 +274,29 @@ def check_the_logs(served: Served, folder: Path, tokens: dict[str, str]) -> None
         assert event["type"] != "round_start" or not any(event["hands"]), event
         assert "drawn" not in event, event
     assert status(served.url + "/api/replay/999999") == 404
+
+
+def test_an_arena_that_cannot_seal_programs_refuses_to_start(tmp_path: Path) -> None:
+    """Without bubblewrap the arena once fell back to resource limits with a line in its
+    log, and a nosy bot read a rival's files. Now it does not start, and says how to
+    mend that; said knowingly, ``--sandbox limits`` starts it unsealed."""
+    folder = contest(tmp_path, SETTINGS)
+    no_bwrap = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # nor setpriv
+    done = subprocess.run(
+        [sys.executable, "-m", "leastscore", "arena", "serve", str(folder), "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=no_bwrap,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "programs cannot be sealed here: bubblewrap not found" in line, line
+    assert "apt-get install bubblewrap" in line and "--sandbox limits" in line, line
+    assert not (folder / "submissions").exists()
+    served = Served(folder, "--sandbox", "limits", env=no_bwrap)
+    try:
+        assert served.said and "sandbox: limits: programs can read" in served.said[0]
+        assert served.board() == {}
+    finally:
+        served.stop()

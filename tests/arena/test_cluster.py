@@ -124,6 +124,7 @@ def test_a_worker_keeps_only_the_versions_that_play(tmp_path: Path) -> None:
         assert not old.folder.exists() and new.folder.is_dir()
     finally:
         plugin.teardown(Worker())
+    assert not (tmp_path / "worker/leastscore-arena").exists()  # no bot left behind
 
 
 def test_no_scheduler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,8 +141,9 @@ def test_no_scheduler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]  # closed again before the arena tries it
     folder = contest(tmp_path, "seats = 2\n")
+    where = f"tcp://127.0.0.1:{port}"  # limits: the same with or without bubblewrap
     ran = CliRunner().invoke(
-        arena, ["serve", str(folder), "--port", "0", "--cluster", f"tcp://127.0.0.1:{port}"]
+        arena, ["serve", str(folder), "--port", "0", "--cluster", where, "--sandbox", "limits"]
     )
     assert ran.exit_code == 1, ran.output
     assert f"--cluster tcp://127.0.0.1:{port}: no Dask scheduler at" in ran.output

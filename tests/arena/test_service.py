@@ -114,3 +114,14 @@ async def test_nothing_is_built_before_its_files_are_all_unpacked(
         unpacked.set()
         intake.cancel()
     assert seen == [True]
+
+
+def test_the_book_and_the_logs_are_the_organiser_s_alone(tmp_path: Path) -> None:
+    """The book and the tables' logs hold every hand dealt; they were readable by
+    every user of the machine (0644)."""
+    arena = Arena(tmp_path, ArenaConfig())
+    arena.book.invite("ann")
+    for name in ("arena.sqlite", "arena.sqlite-wal"):
+        assert (tmp_path / name).stat().st_mode & 0o077 == 0, name
+    for room in ("submissions", "programs", "tables"):
+        assert (tmp_path / room).stat().st_mode & 0o777 == 0o700, room
