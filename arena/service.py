@@ -84,6 +84,19 @@ class Arena:
     def paused(self) -> bool:
         return self.book.setting("paused") == "yes"
 
+    def waiting(self) -> str | None:
+        """Why no table can start however long one waits, in a sentence for the
+        leaderboard (too few entrants for a table), or None."""
+        short = self.config.seats - len(self.book.playing())
+        if short <= 0:
+            return None
+        more = "1 more accepted entrant is" if short == 1 else f"{short} more accepted ones are"
+        return f"Tables seat {self.config.seats}: {more} needed before anything plays."
+
+    def disqualified(self, author: str) -> str | None:
+        """Why the organiser disqualified ``author`` (None: they were not)."""
+        return dict(self.book.authors()).get(author)
+
     # -- submissions --------------------------------------------------------------------
 
     async def receive(self, author: str, archive: bytes) -> Submission:

@@ -58,7 +58,8 @@ def make_app(arena: Arena) -> web.Application:
 
 async def leaderboard_data(request: web.Request) -> web.Response:
     arena = request.app[ARENA]
-    return json_reply({"paused": arena.paused, "rows": [r.as_json() for r in arena.board()]})
+    rows = [r.as_json() for r in arena.board()]
+    return json_reply({"paused": arena.paused, "waiting": arena.waiting(), "rows": rows})
 
 
 def _author(request: web.Request) -> str:
@@ -142,6 +143,7 @@ def _entrant(arena: Arena, name: str) -> dict[str, Any]:
         )
     return {
         "author": name,
+        "disqualified": arena.disqualified(name),
         "versions": [{"version": s.version, "state": s.state} for s in subs],
         "board": [r.as_json() for r in arena.board() if r.author == name],
         "faults": {**faults, "by_kind": failures},
@@ -180,6 +182,8 @@ def _board(arena: Arena) -> str:
             f'<td class="n">{row.matches}</td><td class="n">{row.faults}</td></tr>'
         )
     lines.append("</table>")
+    if (waiting := arena.waiting()) is not None:
+        lines.insert(0, f"<p>{html.escape(waiting)}</p>")
     if arena.paused:
         lines.insert(0, "<p>The arena is paused.</p>")
     return "".join(lines)
@@ -242,6 +246,8 @@ async def entrant_page(request: web.Request) -> web.Response:
         f"<p>In its last {RECENT_TABLES} tables: faults {faults}; CPU {data['cpu_seconds']:.1f} s."
         "</p><h2>Versions</h2><ul>"
     ]
+    if data["disqualified"] is not None:
+        parts.insert(0, f"<p>Disqualified: {html.escape(data['disqualified'])}</p>")
     parts += [f"<li>v{v['version']}: {html.escape(v['state'])}</li>" for v in data["versions"]]
     parts.append("</ul><h2>Recent matches</h2><ul>")
     for m in reversed(data["recent"]):

@@ -55,7 +55,8 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     memory_mb: int = 1024
     """Memory (a cgroup's limit; the address space when there is no cgroup)."""
     cpu_seconds: int = 600
-    """CPU time over the program's whole life (it lives across matches)."""
+    """CPU time over one start of the program (a long-lived one that has used half is
+    started afresh between matches: see ``ProgramSeat.worn``)."""
     processes: int = 32
     """Processes and threads at once, the program's own included."""
     open_files: int = 256

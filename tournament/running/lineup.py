@@ -101,6 +101,19 @@ class GuardedSeat(BotSeat):
             signal.setitimer(signal.ITIMER_REAL, 0)
 
 
+@dataclass(frozen=True)
+class _Readied:
+    """A program made ready for a match, and what was found on the way: ``died``, it had
+    died since its last move, of ``why``, a failure of ``kind``; ``failed``, it could
+    not be started, ``why``."""
+
+    program: ProgramSeat
+    why: str | None
+    kind: str
+    died: bool = False
+    failed: bool = False
+
+
 @dataclass
 class Seating:
     """One match's seats, and what went wrong before it began."""
@@ -201,13 +214,17 @@ class Lineup:
     async def seat(self, fixture: Fixture, match: Match) -> Seating:
         n = len(fixture.seats)
         seating = Seating(seats=[], crashes=[0] * n, problems=[], failures=[{} for _ in range(n)])
+        programs = [name for name in fixture.seats if self._entrants[name].kind == "cmd"]
+        # made ready side by side: a program's start is mostly waiting for its hello
+        readied = await asyncio.gather(*(self._ready(self._entrants[p]) for p in programs))
+        ready = dict(zip(programs, readied, strict=True))
         for index, name in enumerate(fixture.seats):
             entrant = self._entrants[name]
             seat: Seat
             if entrant.in_process:
                 seat = self._bot_seat(entrant, fixture.bot_seeds[index], seating, index)
             elif entrant.kind == "cmd":
-                seat = await self._program_seat(entrant, seating, index)
+                seat = self._program_seat(ready[name], seating, index)
             else:
                 seat = await self._remote_seat(entrant, match, seating, index)
             seating.seats.append(seat)
@@ -263,7 +280,9 @@ class Lineup:
                 why = f"{entrant.name}: could not be created: {type(e).__name__}: {e}"
         return self._absent(entrant.name, str(why), seating, index, DidNotStart.kind)
 
-    async def _program_seat(self, entrant: Entrant, seating: Seating, index: int) -> Seat:
+    async def _ready(self, entrant: Entrant) -> _Readied:
+        """Have ``entrant``'s program running for its next match (started afresh when it
+        is stale), and say what that found."""
         name = entrant.name
         program = self._programs.get(name)
         if program is None:
@@ -280,15 +299,20 @@ class Lineup:
         if stale:
             self._stale.discard(name)
             await program.close()  # stopped by the runner, not dead by itself: no crash
-        why = program.failure
+        why, kind = program.failure, program.failure_kind.kind
         try:
-            kind = program.failure_kind.kind
-            if await program.ready() and not stale:
-                seating.crashed(index, kind)  # it died after its last move
-                seating.problems.append(f"{name}: {why or 'stopped'}; started again")
+            died = await program.ready() and not stale
         except SeatFailed as e:
-            why = f"could not start: {program.failure}"
-            return self._absent(name, why, seating, index, e.kind)
+            return _Readied(program, f"could not start: {program.failure}", e.kind, failed=True)
+        return _Readied(program, why, kind, died=died)
+
+    def _program_seat(self, readied: _Readied, seating: Seating, index: int) -> Seat:
+        program = readied.program
+        if readied.died:  # it died after its last move
+            seating.crashed(index, readied.kind)
+            seating.problems.append(f"{program.name}: {readied.why or 'stopped'}; started again")
+        elif readied.failed:
+            return self._absent(program.name, str(readied.why), seating, index, readied.kind)
         seating.programs[index] = (program, len(program.problems))
         seating.before[index] = (dict(program.usage.faults), program.cpu_seconds)
         return program

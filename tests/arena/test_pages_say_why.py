@@ -1,0 +1,41 @@
+"""The arena's pages say what an organiser or an author would otherwise wonder about:
+why nothing plays, why an author is gone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiohttp.test_utils import TestClient, TestServer
+from leastscore.arena.config import ArenaConfig
+from leastscore.arena.service import Arena
+from leastscore.arena.web import make_app
+
+
+async def test_too_few_entrants_and_a_disqualification_are_said(tmp_path: Path) -> None:
+    """Three entrants and four seats: nothing played, and nothing said why. A
+    disqualification's reason was kept and shown nowhere."""
+    arena = Arena(tmp_path, ArenaConfig(seats=4))
+    for name in ("ann", "bo", "cy"):
+        arena.book.invite(name)
+        arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
+    async with TestClient(TestServer(make_app(arena), host="127.0.0.1")) as client:
+        board = await (await client.get("/api/leaderboard")).json()
+        why = "Tables seat 4: 1 more accepted entrant is needed before anything plays."
+        assert board["waiting"] == why
+        assert why in await (await client.get("/")).text()
+        arena.book.disqualify("cy", "shared a token")
+        arena.poke()
+        board = await (await client.get("/api/leaderboard")).json()
+        two = why.replace("1 more accepted entrant is", "2 more accepted ones are")
+        assert board["waiting"] == two
+        entrant = await (await client.get("/api/entrant/cy")).json()
+        assert entrant["disqualified"] == "shared a token"
+        assert "Disqualified: shared a token" in await (await client.get("/entrant/cy")).text()
+        arena.book.invite("dee")
+        arena.book.judged(arena.book.submit("dee").id, True, "ok", "./bot")
+        arena.book.invite("eve")
+        arena.book.judged(arena.book.submit("eve").id, True, "ok", "./bot")
+        arena.poke()
+        board = await (await client.get("/api/leaderboard")).json()
+        assert board["waiting"] is None
+        assert (await (await client.get("/api/entrant/ann")).json())["disqualified"] is None
