@@ -2,7 +2,7 @@
 
 Playwright drives the system's ``chromium`` (never a downloaded one). Without either,
 the tests are skipped and say why. Set ``LEASTSCORE_SCREENSHOTS`` to a folder to have
-the tests save the pictures the README shows.
+the tests save the pictures docs/playing.md shows.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Maria on a phone taps her moves, Jun on a laptop types his the terminal's way, L
 plays from ``leastscore play`` in a real pseudo-terminal, against the ``expert`` bot;
 a spectator follows the match on the live table and replays it after. Each page holds
 only what its reader may see. With ``LEASTSCORE_SCREENSHOTS`` set, this real game is
-where the README's pictures come from.
+where the pictures in docs/playing.md come from.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ async def served(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
 
 
 async def picture(page: Any, name: str) -> None:
-    """The README's picture ``name``: on a laptop the whole page, on a phone what is in view."""
+    """Picture ``name`` (docs/playing.md): on a laptop the whole page, on a phone what is seen."""
     if (shot := screenshot_path(name)) is not None:
         wide = page.viewport_size["width"] > PHONE["width"]
         await page.screenshot(path=str(shot), full_page=wide)

@@ -1,5 +1,5 @@
 """The page tells the events in the terminal's words (``web_static/narrate.js`` against
-``game/narrate.py``), in every language, for a spectator and for each seat.
+``seats/narrate.py``), in every language, for a spectator and for each seat.
 
 Run in node, the same scripts the browser loads (``words.js``, ``narrate.js``), given
 the words ``/api/words/CODE`` sends: every event of whole matches, each in every copy

@@ -24,7 +24,7 @@ HOSTILE = "<script>alert(1)</script>"  # a name may not hold "="
 
 HOSTILE_FIELD = {"a": "builtin:greedy", "b": "builtin:random", "c": "builtin:greedy"}
 LEVELS = {level: f"builtin:{level}" for level in ("expert", "counter", "greedy", "random")}
-"""The built-in ladder: a real field, for the report and the README's picture."""
+"""The built-in ladder: a real field, for the report and its picture in docs/playing.md."""
 
 
 def played_tournament(tmp_path: Path, field: dict[str, str] | None = None) -> Path:
