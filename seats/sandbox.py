@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import itertools
 import os
@@ -106,6 +107,7 @@ def _bwrap_works(path: str) -> bool:
 
 
 UNPRIVILEGED = 65534
+_NOBODY = "nobody"
 """The user (``nobody``) a runner started as root hands its programs to: root's
 rights over the machine's files, and its capabilities, never reach a program."""
 
@@ -287,6 +289,21 @@ class Containment:
             yield self.argv(argv, folder, writable=writable, seccomp_fd=fd), (fd,)
         finally:
             os.close(fd)
+
+    def open_to_user(self, folder: str | None) -> None:
+        """Raise ``PermissionError`` saying what to do when the user programs run as
+        (a runner started as root) may not enter and read ``folder``, its own: the
+        program would fail to start with a bare "Permission denied"."""
+        if self.user is None or folder is None:
+            return
+        mode = os.stat(folder)
+        if mode.st_uid != self.user and mode.st_mode & 0o005 != 0o005:
+            raise PermissionError(
+                errno.EACCES,
+                f"its folder {folder} is closed to user {self.user} ({_NOBODY}), whom "
+                "programs run as when the runner is root: chmod o+rX it, or run as "
+                "another user",
+            )
 
     def hand_over(self, folder: Path) -> None:
         """Make ``folder`` the programs' user's (see ``hand_over``)."""
@@ -689,6 +706,7 @@ async def spawn(
     ``stdout`` stream stays empty)."""
     if containment.mode == "bwrap":
         _findable(argv[0], cwd)  # bwrap would only say so on stderr
+        containment.open_to_user(cwd)
     group = containment.cgroup()
     capped = containment.mode != "none" and not isinstance(stderr, int | None)
     options: dict[str, Any] = dict(

@@ -207,3 +207,27 @@ def test_the_system_call_filter_leaves_ordinary_programs_alone(tmp_path: Path):
     assert done.stdout.splitlines()[:4] == ["a thread", "a child", "a fifo", "a shell"]
     if os.geteuid() == 0:  # a runner started as root hands its programs to nobody
         assert done.stdout.splitlines()[4] == f"uid {sandbox.UNPRIVILEGED}"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or sandbox.seal_problem() is not None,
+    reason="programs are handed to another user only by a runner started as root, sealed",
+)
+async def test_a_folder_closed_to_the_programs_user_is_said_plainly(tmp_path: Path):
+    """Started by root, a program runs as nobody: a folder only root may enter made it
+    die with a bare "Permission denied" from its interpreter."""
+    from leastscore.seats.program import ProgramSeat
+    from leastscore.seats.seat import DidNotStart
+
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "bot.py").write_text("print('never')\n")
+    seat = ProgramSeat(
+        [sys.executable, str(closed / "bot.py")],
+        "closed",
+        cwd=str(closed),
+        containment=Containment.make("bwrap"),
+    )
+    with pytest.raises(DidNotStart, match=r"closed to user 65534 .nobody.*chmod o\+rX"):
+        await seat.start()
+    await seat.close()

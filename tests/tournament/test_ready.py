@@ -123,7 +123,8 @@ def test_with_unready_drop_a_broken_entrant_is_dropped_named_and_the_rest_play(
 ) -> None:
     """An open contest: one submission dies before its hello, one never says it; both
     are dropped with their reasons, in every report, and the others play the contest."""
-    dies = tmp_path / "dies.py"
+    dies = tmp_path / "entrants" / "dies.py"  # a folder open to the programs' user
+    dies.parent.mkdir()
     dies.write_text(FAILS)
     out = tmp_path / "run"
     done = tournament(
