@@ -9,6 +9,7 @@
                               # go on from its predecessor's
     sandbox = "auto"          # bwrap, limits or none, as for tournaments
     build_time = 300          # seconds a build may take
+    builds_at_once = 2        # submissions built and checked side by side
     max_upload_mb = 20
     [rules]                   # house rules, as Rules takes them
     [limits]                  # per program, as for tournaments
@@ -40,6 +41,7 @@ class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     new_version: Literal["fresh", "inherit"] = "fresh"
     sandbox: Mode = "auto"
     build_time: float = 300.0
+    builds_at_once: int = 2
     check_matches: int = 2
     max_upload_mb: int = 20
     max_files: int = 2000
@@ -49,8 +51,10 @@ class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     def __post_init__(self) -> None:
         if not MIN_SEATS <= self.seats <= MAX_SEATS:
             raise ValueError(f"seats must be {MIN_SEATS} to {MAX_SEATS}, not {self.seats}")
-        if self.tables_at_once < 1 or self.move_time <= 0 or self.build_time <= 0:
-            raise ValueError("tables_at_once, move_time and build_time must be positive")
+        if min(self.tables_at_once, self.builds_at_once) < 1:
+            raise ValueError("tables_at_once and builds_at_once must be at least 1")
+        if self.move_time <= 0 or self.build_time <= 0:
+            raise ValueError("move_time and build_time must be positive")
         self.game_rules()  # a bad house rule is refused when the file is read
 
     def game_rules(self) -> Rules:

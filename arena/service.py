@@ -116,27 +116,41 @@ class Arena:
         return self.book.submission(submission.id)
 
     async def intake(self) -> None:
-        """Judge waiting submissions, oldest first, forever."""
-        while True:
-            waiting = self.book.submissions(state="waiting")
-            if not waiting:
-                await self._idle()
-                continue
-            submission = waiting[0]
-            self.book.start_building(submission.id)
-            try:
-                verdict = await judge(self.submission_folder(submission), self.config)
-            except Exception as e:  # the arena's own fault: the version is not played
-                log.exception("judging %s v%d failed", submission.author, submission.version)
-                verdict = Verdict(False, f"rejected: the arena could not judge it: {e}\n", None)
-            self.book.judged(submission.id, verdict.accepted, verdict.log, verdict.run)
-            log.info(
-                "%s v%d: %s",
-                submission.author,
-                submission.version,
-                "accepted" if verdict.accepted else "rejected",
-            )
-            self.poke()
+        """Judge waiting submissions, oldest first, forever: ``builds_at_once`` side by
+        side (one author's versions one after another, so that a newer one's verdict is
+        never overtaken by an older one's)."""
+        building: dict[str, asyncio.Task[None]] = {}
+        try:
+            while True:
+                for author in [a for a, task in building.items() if task.done()]:
+                    building.pop(author)
+                waiting = [
+                    s for s in self.book.submissions(state="waiting") if s.author not in building
+                ]
+                if not waiting or len(building) >= self.config.builds_at_once:
+                    await self._idle()
+                    continue
+                submission = waiting[0]
+                self.book.start_building(submission.id)
+                building[submission.author] = asyncio.create_task(self._judge(submission))
+        finally:
+            for task in building.values():
+                task.cancel()
+
+    async def _judge(self, submission: Submission) -> None:
+        try:
+            verdict = await judge(self.submission_folder(submission), self.config)
+        except Exception as e:  # the arena's own fault: the version is not played
+            log.exception("judging %s v%d failed", submission.author, submission.version)
+            verdict = Verdict(False, f"rejected: the arena could not judge it: {e}\n", None)
+        self.book.judged(submission.id, verdict.accepted, verdict.log, verdict.run)
+        log.info(
+            "%s v%d: %s",
+            submission.author,
+            submission.version,
+            "accepted" if verdict.accepted else "rejected",
+        )
+        self.poke()
 
     # -- tables -------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -125,3 +126,47 @@ def test_the_book_and_the_logs_are_the_organiser_s_alone(tmp_path: Path) -> None
         assert (tmp_path / name).stat().st_mode & 0o077 == 0, name
     for room in ("submissions", "programs", "tables"):
         assert (tmp_path / room).stat().st_mode & 0o777 == 0o700, room
+
+
+async def test_builds_run_side_by_side_but_one_author_s_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One build at a time kept an author waiting a minute behind another's. Now
+    ``builds_at_once`` run side by side, but never two of one author's: a newer
+    version's verdict must not be overtaken by an older one's."""
+    started: list[str] = []
+    release = asyncio.Event()
+    two_at_once = asyncio.Event()
+
+    async def slow(folder: Path, config: ArenaConfig) -> Verdict:
+        started.append(f"{folder.parent.name} {folder.name}")
+        if len(started) == 2:
+            two_at_once.set()
+        await release.wait()
+        return Verdict(True, "ok\n", "./bot")
+
+    monkeypatch.setattr(service, "judge", slow)
+    monkeypatch.setattr(service, "IDLE", 0.01)
+    arena = Arena(tmp_path, ArenaConfig(builds_at_once=2))
+    for name in ("ann", "bo"):
+        arena.book.invite(name)
+    for name in ("ann", "ann", "bo"):
+        arena.book.submit(name)
+    intake = asyncio.ensure_future(arena.intake())
+    try:
+        await asyncio.wait_for(two_at_once.wait(), 30)
+        assert started == ["ann v1", "bo v1"]  # not ann v2, though it waited before bo's
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        assert len(started) == 2  # at most two at once
+        release.set()
+        for _ in range(1000):
+            if arena.book.playing().get("ann") and arena.book.playing()["ann"].version == 2:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        intake.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await intake
+    assert started == ["ann v1", "bo v1", "ann v2"]
+    assert arena.book.playing()["ann"].version == 2 and arena.book.playing()["bo"].version == 1
