@@ -17,7 +17,6 @@ import random
 import secrets
 import shutil
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,8 +26,8 @@ from .book import Book, Submission
 from .config import ArenaConfig
 from .intake import Verdict, judge, receive
 from .matchmaker import Standing, next_table
-from .standings import Ledger, Row
-from .tables import Seated, Tables
+from .standings import Ledger, Row, around, spread
+from .tables import Seated, Tables, compress_logs
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -42,6 +41,11 @@ IDLE = 1.0
 INTERVALS_EVERY = 5.0
 """Seconds between two bootstraps of the intervals: the ratings are fitted again after
 every table, the intervals (a hundred times the work) at most this often."""
+
+
+def submission_folder(folder: Path, submission: Submission) -> Path:
+    """Where a version's files are kept in the arena's ``folder``."""
+    return folder / "submissions" / submission.author / f"v{submission.version}"
 
 
 class Arena:
@@ -62,7 +66,9 @@ class Arena:
             private_folder(self.folder / room)
         self.changed = asyncio.Event()
         self._board: list[Row] | None = None
-        self._spans: dict[str, tuple[float | None, float | None]] = {}
+        self._spans: dict[str, tuple[float, float] | None] = {}
+        """Each author's interval at the last bootstrap, as its reach below and above
+        the rating then (so that it is shown around the rating of now)."""
         self._spans_at = -math.inf
         self._ledger = Ledger(config.new_version)
         self._last_match = 0
@@ -70,7 +76,7 @@ class Arena:
         self._rng = random.Random(secrets.randbits(64))
 
     def submission_folder(self, submission: Submission) -> Path:
-        return self.folder / "submissions" / submission.author / f"v{submission.version}"
+        return submission_folder(self.folder, submission)
 
     def table_folder(self, table_id: int) -> Path:
         return self.folder / "tables" / str(table_id)
@@ -194,6 +200,7 @@ class Arena:
             return
         self.book.end_table(table_id, played.matches, played.stderr)
         self.poke()
+        await asyncio.to_thread(compress_logs, self.table_folder(table_id))
 
     def _everyone(self) -> list[Seated]:
         """Every entrant that plays now, as a table seats it."""
@@ -215,7 +222,8 @@ class Arena:
 
     def board(self) -> list[Row]:
         """The leaderboard (worked out again only after a change; its intervals at most
-        every ``INTERVALS_EVERY`` seconds, those of the last bootstrap shown between)."""
+        every ``INTERVALS_EVERY`` seconds, those of the last bootstrap shown between,
+        around each rating of now: a rating is never outside its own interval)."""
         if self._board is None:
             authors = {s.id: s.author for s in self.book.submissions()}
             new = self.book.played("m.id > ?", (self._last_match,))
@@ -225,11 +233,9 @@ class Arena:
             fresh = now - self._spans_at >= INTERVALS_EVERY
             rows = self._ledger.rows(self.book.playing(), authors, with_intervals=fresh)
             if fresh:
-                self._spans = {r.author: (r.low, r.high) for r in rows}
+                self._spans = {r.author: spread(r) for r in rows}
                 self._spans_at = now
-            self._board = [replace(r, low=self._spans.get(r.author, (None, None))[0],
-                                   high=self._spans.get(r.author, (None, None))[1])
-                           for r in rows]  # fmt: skip
+            self._board = [around(r, self._spans.get(r.author)) for r in rows]
         return self._board
 
     async def _idle(self) -> None:

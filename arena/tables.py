@@ -9,15 +9,20 @@ from every seat, and a program that lived on would know at the second seating th
 hands it was dealt at the first. Its standard error goes to one file per table
 slot; each table notes where in that file its part begins and ends, so an author
 reads what their program wrote at any one table.
-Each match's full log is kept (``tables/ID/logs/``), shown only as a spectator
-sees it, once the table is over.
+Each match's full log is kept (``tables/ID/logs/``, gzipped once the table is
+over), shown only as a spectator sees it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gzip
+import os
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, cast
 
 from leastscore.tournament.pure.config import TournamentConfig
 from leastscore.tournament.pure.entrants import make_entrant
@@ -25,7 +30,7 @@ from leastscore.tournament.pure.results import encode_result
 from leastscore.tournament.pure.schedule import Schedule
 from leastscore.tournament.running.lineup import Lineup, contain
 from leastscore.tournament.running.play import play_safely
-from leastscore.tournament.running.store import Store
+from leastscore.tournament.running.store import LOGS, Store
 
 from .config import ArenaConfig
 
@@ -54,6 +59,29 @@ def stderr_file(stderr_dir: Path, author: str) -> Path:
     """The file that holds what ``author``'s programs at one table slot wrote to stderr
     (as the ``Lineup`` names it)."""
     return stderr_dir / f"{author}.main.stderr"
+
+
+def compress_logs(table_dir: Path) -> None:
+    """Gzip each finished match's log of a table (a tenth of its size, or less), the
+    plain file replaced only once its copy is whole: a kill leaves one or the other."""
+    for plain in sorted((table_dir / LOGS).glob("*.jsonl")):
+        packed = plain.with_name(plain.name + ".gz")
+        partial = packed.with_name(f".{packed.name}.part")
+        with open(plain, "rb") as source, gzip.open(partial, "wb", compresslevel=6) as into:
+            shutil.copyfileobj(source, into)
+        os.replace(partial, packed)
+        plain.unlink()
+
+
+def open_log(table_dir: Path, fixture: int) -> BinaryIO | None:
+    """A table's log of one match, to read (gzipped or not yet), or None."""
+    plain = table_dir / LOGS / f"{fixture:06d}.jsonl"
+    packed = plain.with_name(plain.name + ".gz")
+    with contextlib.suppress(FileNotFoundError):
+        return cast(BinaryIO, gzip.open(packed, "rb"))
+    with contextlib.suppress(FileNotFoundError):
+        return open(plain, "rb")
+    return None
 
 
 def stderr_slice(path: str, start: int, end: int) -> bytes:

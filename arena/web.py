@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 from aiohttp import web
@@ -27,7 +26,7 @@ from leastscore.server.web_turn import json_reply
 
 from .book import FAULTS, PlayedMatch
 from .service import Arena
-from .tables import stderr_slice
+from .tables import open_log, stderr_slice
 from .upload import UploadRefused
 
 RECENT_TABLES = 200
@@ -161,7 +160,9 @@ PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>{title}</title><style>
 body{{font-family:system-ui,sans-serif;margin:1rem auto;max-width:50rem;padding:0 1rem}}
 table{{border-collapse:collapse;width:100%}}td,th{{padding:.4rem;text-align:left;
-border-bottom:1px solid #ccc}}td.n{{text-align:right}}
+border-bottom:1px solid #ccc}}td.n{{text-align:right;white-space:nowrap}}
+td.who,h1{{overflow-wrap:anywhere}}
+@media (max-width:480px){{td,th{{padding:.3rem .15rem;font-size:.9rem}}}}
 input,button{{font-size:1rem;min-height:44px}}pre{{white-space:pre-wrap}}</style></head><body>
 <h1>{title}</h1>{body}</body></html>"""
 
@@ -177,7 +178,8 @@ def _board(arena: Arena) -> str:
         span = "" if row.low is None else f"{row.low:.0f} to {row.high:.0f}"
         name = html.escape(row.author)
         lines.append(
-            f'<tr><td>{place}</td><td><a href="/entrant/{name}">{name}</a> v{row.version}</td>'
+            f'<tr><td>{place}</td><td class="who"><a href="/entrant/{name}">{name}</a>'
+            f" v{row.version}</td>"
             f'<td class="n">{row.rating:.0f}</td><td>{span}</td>'
             f'<td class="n">{row.matches}</td><td class="n">{row.faults}</td></tr>'
         )
@@ -289,8 +291,8 @@ check log of each version and what the program wrote to stderr at each recent ta
 (the server answers only the token's holder, and only about their own programs)."""
 
 
-def _finished(arena: Arena, ident: str) -> tuple[PlayedMatch, Path]:
-    """A finished match and its full log's file; 404 when there is no such match."""
+def _finished(arena: Arena, ident: str) -> tuple[PlayedMatch, BinaryIO]:
+    """A finished match and its full log, open to read; 404 when there is no such match."""
     try:
         match = arena.book.match(int(ident))
     except ValueError:
@@ -298,17 +300,17 @@ def _finished(arena: Arena, ident: str) -> tuple[PlayedMatch, Path]:
     if match is None:
         raise web.HTTPNotFound(text=f"no finished match {ident}")
     fixture = int(msgspec.json.decode(match.result)["fixture"])
-    path = arena.table_folder(match.table_id) / "logs" / f"{fixture:06d}.jsonl"
-    if not path.is_file():
+    log = open_log(arena.table_folder(match.table_id), fixture)
+    if log is None:
         raise web.HTTPNotFound(text=f"match {ident} has no log")
-    return match, path
+    return match, log
 
 
 def _spectated(arena: Arena, ident: str) -> tuple[PlayedMatch, list[Event]]:
     """A finished match and its events as a spectator saw them."""
-    match, path = _finished(arena, ident)
-    with open(path, "rb") as f:
-        return match, [event.seen_by(None) for event in read_log(f)]
+    match, log = _finished(arena, ident)
+    with log:
+        return match, [event.seen_by(None) for event in read_log(log)]
 
 
 async def replay_data(request: web.Request) -> web.Response:
@@ -320,7 +322,8 @@ async def replay_data(request: web.Request) -> web.Response:
 async def watch_page(request: web.Request) -> web.Response:
     """A finished match on the board the server's live view draws (its own scripts, run
     on this one replay), stepped through move by move."""
-    match, _ = _finished(request.app[ARENA], request.match_info["id"])
+    match, log = _finished(request.app[ARENA], request.match_info["id"])
+    log.close()
     page = static_file("index.html").decode()
     nav = '<nav><a href="/">Leaderboard</a> <a href="/replay/{0}">In words</a></nav>'
     page = re.sub(r"<nav>.*?</nav>", nav.format(match.id), page, flags=re.S)

@@ -88,7 +88,7 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
         worker.wait()
         scheduler.wait()
     assert not (arena / "scratch").exists()  # the worker's own folder was not here
-    assert any((folder / "tables").glob("*/logs/*.jsonl")), "no log came back"
+    assert any((folder / "tables").glob("*/logs/*.jsonl.gz")), "no log came back"
 
 
 def test_a_worker_keeps_only_the_versions_that_play(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from leastscore.arena.config import ArenaConfig
-from leastscore.arena.tables import Seated, Tables
+from leastscore.arena.tables import Seated, Tables, compress_logs, open_log
+from leastscore.game import read_log
 from leastscore.tournament.pure.results import decode_result
 
 GREEDY = f"{sys.executable} -m leastscore bot run builtin:greedy --stdio"
@@ -84,3 +85,36 @@ async def test_no_program_remembers_one_seating_of_a_deal_at_the_next(tmp_path: 
         said = (stderr_dir / f"{folder.name}.main.stderr").read_text().splitlines()
         seen = [line for line in said if line.startswith("matches")]
         assert seen == ["matches this process has seen: 1"] * 3, said
+
+
+async def test_a_table_s_logs_are_gzipped_once_it_is_over_and_read_back_whole(
+    tmp_path: Path,
+) -> None:
+    """Table logs reached 1.3 GB for 29k matches: each is gzipped once its table is
+    over, and a replay reads it back as it was (or as it is, before that)."""
+    seated = [entrant(tmp_path / "ann", 1, "ann"), entrant(tmp_path / "bo", 2, "bo")]
+    tables = Tables(ArenaConfig(seats=2, threshold=30, move_time=5.0), tmp_path / "programs")
+    table = tmp_path / "tables" / "1"
+    try:
+        await tables.play(seated, seated, 3, table)
+    finally:
+        await tables.close()
+    before = {}
+    for fixture in (0, 1):
+        log = open_log(table, fixture)
+        assert log is not None
+        with log:
+            before[fixture] = read_log(log)
+    size = sum(p.stat().st_size for p in (table / "logs").iterdir())
+    compress_logs(table)
+    assert sorted(p.name for p in (table / "logs").iterdir()) == [
+        "000000.jsonl.gz",
+        "000001.jsonl.gz",
+    ]
+    assert sum(p.stat().st_size for p in (table / "logs").iterdir()) < size / 3
+    for fixture in (0, 1):
+        log = open_log(table, fixture)
+        assert log is not None
+        with log:
+            assert read_log(log) == before[fixture]
+    assert open_log(table, 2) is None

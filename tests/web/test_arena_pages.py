@@ -15,7 +15,8 @@ import pytest
 pytest.importorskip("aiohttp", reason="the arena's pages need aiohttp: pip install leastscore[web]")
 
 from leastscore.arena.book import Book
-from leastscore.game import Played, RoundStarted, read_log
+from leastscore.arena.tables import open_log
+from leastscore.game import Event, Played, RoundStarted, read_log
 
 from ..arena.test_arena_end_to_end import (
     Served,
@@ -27,11 +28,9 @@ from ..arena.test_arena_end_to_end import (
 from .conftest import screenshot_path
 
 
-def secret_in_each_line(log: Path) -> list[set[str]]:
+def secret_in_each_line(events: list[Event]) -> list[set[str]]:
     """By event of the full log: the cards it holds that its spectator copy does not (the
     hands at a deal, the card drawn from the deck)."""
-    with open(log, "rb") as f:
-        events = read_log(f)
     out = []
     for event in events:
         secret: set[str] = set()
@@ -96,8 +95,11 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
     played = Book(folder / "arena.sqlite").match(match_id)
     assert played is not None
     fixture = msgspec.json.decode(played.result)["fixture"]
-    log = folder / "tables" / str(played.table_id) / "logs" / f"{fixture:06d}.jsonl"
-    secrets = secret_in_each_line(log)
+    log = open_log(folder / "tables" / str(played.table_id), fixture)
+    assert log is not None
+    with log:
+        events = read_log(log)
+    secrets = secret_in_each_line(events)
     assert len(secrets) == len(lines) and any(secrets)
     leaked = [
         (line, sorted(c for c in secret if re.search(rf"\b{c}\b", line)))
@@ -105,7 +107,7 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         if any(re.search(rf"\b{c}\b", line) for c in secret)
     ]
     assert not leaked, f"the replay shows cards a spectator could not see: {leaked[:3]}"
-    public = public_so_far(log)
+    public = public_so_far(events)
     assert len(boards) == steps + 1 == len(public) and any(boards)
     shown_unseen = [
         (i, sorted(set(b) - public[i])) for i, b in enumerate(boards) if set(b) - public[i]
@@ -125,10 +127,8 @@ STEP_THROUGH = """(steps) => {
 """Every step of the board's replay, first to last: the cards it shows at each."""
 
 
-def public_so_far(log: Path) -> list[set[str]]:
+def public_so_far(events: list[Event]) -> list[set[str]]:
     """By number of events played: every card a spectator has been shown by then."""
-    with open(log, "rb") as f:
-        events = read_log(f)
     seen: set[str] = set()
     out = [set(seen)]
     for event in events:
