@@ -13,7 +13,7 @@ version's results together.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from leastscore.tournament.pure.rating import Pairs, add_match, fit, intervals
@@ -48,6 +48,22 @@ class Row:
     @property
     def width(self) -> float:
         return float("inf") if self.low is None or self.high is None else self.high - self.low
+
+
+def spread(row: Row) -> tuple[float, float] | None:
+    """How far a row's interval reaches below and above its rating (None: no interval);
+    a bootstrap's percentiles may miss the fit's own rating, and then the interval is
+    stretched to it."""
+    if row.low is None or row.high is None:
+        return None
+    return max(0.0, row.rating - row.low), max(0.0, row.high - row.rating)
+
+
+def around(row: Row, reach: tuple[float, float] | None) -> Row:
+    """``row`` with the interval that reaches ``reach`` below and above its rating."""
+    if reach is None:
+        return replace(row, low=None, high=None)
+    return replace(row, low=row.rating - reach[0], high=row.rating + reach[1])
 
 
 UNITS = 1000
