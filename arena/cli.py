@@ -62,6 +62,35 @@ def invite(folder: Path, name: str) -> None:
 
 @arena.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("level")
+@click.option("--name", help="The reference's name on the leaderboard.  [default: LEVEL-ref]")
+def reference(folder: Path, level: str, name: str | None) -> None:
+    """Enter the built-in LEVEL as a reference entrant (a yardstick for the authors)."""
+    from leastscore.bots import BUILTIN
+
+    from .service import submission_folder
+
+    if level not in BUILTIN:
+        raise click.UsageError(f"no built-in level {level!r}; choose from {', '.join(BUILTIN)}")
+    name = name or f"{level}-ref"
+    if not NAME.fullmatch(name):
+        raise click.UsageError("a name is 1 to 32 letters, digits, '-' or '_'")
+    book = _ready(folder)
+    try:
+        book.invite(name)  # a token nobody is given: it is the organiser's entrant
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    version = book.submit(name, "receiving")
+    where = submission_folder(folder, version)
+    where.mkdir(parents=True)
+    run = f"{sys.executable} -m leastscore bot run builtin:{level} --stdio"
+    (where / "bot.toml").write_text(f"run = {json.dumps(run)}\n", encoding="utf-8")
+    book.received(version.id)
+    click.echo(f"{level} entered as {name}: it plays once the arena has checked it")
+
+
+@arena.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True, help="Where to serve the pages.")
 @click.option("--port", default=8800, show_default=True, help="0: any free port.")
 @click.option(

@@ -170,3 +170,34 @@ async def test_builds_run_side_by_side_but_one_author_s_in_order(
             await intake
     assert started == ["ann v1", "bo v1", "ann v2"]
     assert arena.book.playing()["ann"].version == 2 and arena.book.playing()["bo"].version == 1
+
+
+async def test_a_built_in_level_entered_as_a_reference_is_checked_and_plays(
+    tmp_path: Path,
+) -> None:
+    """``arena reference FOLDER greedy``: no archive to make, no token to hold; it goes
+    through the same intake as any version."""
+    from click.testing import CliRunner
+    from leastscore.arena.cli import arena as command
+    from leastscore.seats.sandbox import seal_problem
+
+    done = CliRunner().invoke(command, ["reference", str(tmp_path), "greedy"])
+    assert done.exit_code == 0, done.output
+    assert "greedy entered as greedy-ref" in done.output
+    again = CliRunner().invoke(command, ["reference", str(tmp_path), "greedy"])
+    assert again.exit_code == 2 and "already an author" in again.output
+    sandbox = "bwrap" if seal_problem() is None else "limits"
+    arena = Arena(tmp_path, ArenaConfig(seats=2, check_matches=1, sandbox=sandbox))
+    intake = asyncio.ensure_future(arena.intake())
+    try:
+        for _ in range(600):
+            judged = arena.book.submissions(author="greedy-ref")[0]
+            if judged.state in ("accepted", "rejected"):
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        intake.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await intake
+    assert judged.state == "accepted", judged.log
+    assert arena.book.playing()["greedy-ref"].version == 1
