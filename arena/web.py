@@ -245,9 +245,16 @@ async def entrant_page(request: web.Request) -> web.Response:
     name = html.escape(data["author"])
     faults = ", ".join(f"{n} {kind}" for kind, n in data["faults"].items() if kind in FAULTS)
     parts = [
-        f"<p>In its last {RECENT_TABLES} tables: faults {faults}; CPU {data['cpu_seconds']:.1f} s."
-        "</p><h2>Versions</h2><ul>"
+        f"<p>In its last {RECENT_TABLES} tables, every version: faults {faults}; "
+        f"CPU {data['cpu_seconds']:.1f} s.</p><h2>Versions</h2><ul>"
     ]
+    for row in data["board"]:  # the figures of the leaderboard, said the same way
+        parts.insert(
+            0,
+            f"<p>On the leaderboard: v{row['version']}, rating {row['rating']:.0f}, "
+            f"{row['matches']} matches, {row['faults']} faults (all of this version's "
+            "matches).</p>",
+        )
     if data["disqualified"] is not None:
         parts.insert(0, f"<p>Disqualified: {html.escape(data['disqualified'])}</p>")
     parts += [f"<li>v{v['version']}: {html.escape(v['state'])}</li>" for v in data["versions"]]

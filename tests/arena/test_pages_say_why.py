@@ -39,3 +39,26 @@ async def test_too_few_entrants_and_a_disqualification_are_said(tmp_path: Path) 
         board = await (await client.get("/api/leaderboard")).json()
         assert board["waiting"] is None
         assert (await (await client.get("/api/entrant/ann")).json())["disqualified"] is None
+
+
+async def test_an_entrant_s_page_gives_the_leaderboard_s_fault_count(tmp_path: Path) -> None:
+    """The leaderboard counts a version's faults over all its matches, the entrant's
+    page counted the last tables of every version, and the two disagreed unsaid."""
+    import msgspec
+
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    for name in ("ann", "bo"):
+        arena.book.invite(name)
+        arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
+    seats = [{"place": 1, "timeouts": 2}, {"place": 2}]
+    arena.book.end_table(
+        arena.book.begin_table(1, [1, 2]),
+        [((1, 2), msgspec.json.encode({"fixture": 0, "seats": seats}))],
+    )
+    arena.poke()
+    async with TestClient(TestServer(make_app(arena), host="127.0.0.1")) as client:
+        board = await (await client.get("/api/leaderboard")).json()
+        (ann,) = [r for r in board["rows"] if r["author"] == "ann"]
+        page = await (await client.get("/entrant/ann")).text()
+    assert ann["faults"] == 2
+    assert "On the leaderboard: v1, rating" in page and "1 matches, 2 faults" in page, page
