@@ -10,6 +10,7 @@
     sandbox = "auto"          # bwrap, limits or none, as for tournaments
     build_time = 300          # seconds a build may take
     builds_at_once = 2        # submissions built and checked side by side
+    max_faults = 0            # faults in a match before it is forfeited (placed last)
     max_upload_mb = 20
     [rules]                   # house rules, as Rules takes them
     [limits]                  # per program, as for tournaments
@@ -42,6 +43,10 @@ class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     sandbox: Mode = "auto"
     build_time: float = 300.0
     builds_at_once: int = 2
+    max_faults: int = 0
+    """Faults (timeouts, illegal moves, crashes) a program may make in a match; one
+    more forfeits it (placed last): a program that crashes must not rate above one
+    that plays clean on the automatic moves it is given."""
     check_matches: int = 2
     max_upload_mb: int = 20
     max_files: int = 2000
@@ -53,6 +58,8 @@ class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
             raise ValueError(f"seats must be {MIN_SEATS} to {MAX_SEATS}, not {self.seats}")
         if min(self.tables_at_once, self.builds_at_once) < 1:
             raise ValueError("tables_at_once and builds_at_once must be at least 1")
+        if self.max_faults < 0:
+            raise ValueError("max_faults must be 0 or more")
         if self.move_time <= 0 or self.build_time <= 0:
             raise ValueError("move_time and build_time must be positive")
         self.game_rules()  # a bad house rule is refused when the file is read

@@ -155,6 +155,7 @@ class Tables:
             groups=(tuple(e.author for e in everyone[:seats]),),  # one: no schedule is kept
             rules=self.config.game_rules(),
             move_time=self.config.move_time,
+            max_faults=self.config.max_faults,
             sandbox=self.config.sandbox,
             limits=self.config.limits,
         )

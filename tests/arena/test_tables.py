@@ -118,3 +118,38 @@ async def test_a_table_s_logs_are_gzipped_once_it_is_over_and_read_back_whole(
         with log:
             assert read_log(log) == before[fixture]
     assert open_log(table, 2) is None
+
+
+CRASHES_ONCE = """import os, sys
+from leastscore.bots import Bot, make_bot
+from leastscore.bots.stdio import run_stdio
+
+class CrashesEarly(Bot):
+    def __init__(self):
+        self.greedy = make_bot("greedy")
+    def choose(self, view):
+        if view.round == 1 and view.turn < 2:
+            os._exit(1)  # a crash in its first turn; started again, it plays on
+        return self.greedy.choose(view)
+
+sys.exit(run_stdio(CrashesEarly()))
+"""
+
+
+async def test_a_program_that_crashes_forfeits_the_match(tmp_path: Path) -> None:
+    """A crash was forgiven up to five times a match, the seat playing on with automatic
+    moves, and a bot that crashed rated above clean ones. In the arena one fault
+    forfeits the match (``max_faults = 0``): it is placed last."""
+    seated = [entrant(tmp_path / "ann", 1, "ann"), entrant(tmp_path / "bo", 2, "bo", "")]
+    (tmp_path / "bo" / "bot.py").write_text(CRASHES_ONCE)
+    seated[1] = Seated(2, "bo", tmp_path / "bo", f"{sys.executable} bot.py")
+    tables = Tables(ArenaConfig(seats=2, threshold=50, move_time=5.0), tmp_path / "programs")
+    try:
+        played = await tables.play(seated, seated, 5, tmp_path / "table")
+    finally:
+        await tables.close()
+    for seats, line in played.matches:
+        result = decode_result(line)
+        by_bot = {seat.bot: seat for seat in result.seats}
+        assert by_bot["bo"].forfeit and by_bot["bo"].place == 2, result
+        assert not by_bot["ann"].forfeit and by_bot["ann"].place == 1, result
