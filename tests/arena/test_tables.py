@@ -148,7 +148,7 @@ async def test_a_program_that_crashes_forfeits_the_match(tmp_path: Path) -> None
         played = await tables.play(seated, seated, 5, tmp_path / "table")
     finally:
         await tables.close()
-    for seats, line in played.matches:
+    for _, line in played.matches:
         result = decode_result(line)
         by_bot = {seat.bot: seat for seat in result.seats}
         assert by_bot["bo"].forfeit and by_bot["bo"].place == 2, result
