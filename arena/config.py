@@ -27,7 +27,7 @@ from typing import Any, Literal
 import msgspec
 from leastscore.game import Rules
 from leastscore.game.rules import MAX_SEATS, MIN_SEATS
-from leastscore.seats.sandbox import Limits, Mode
+from leastscore.seats.limits import Limits, Mode
 
 
 class ArenaConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

@@ -23,9 +23,10 @@ import sys
 import time
 
 import click
+from leastscore.seats.limits import Mode
 from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.sandbox import Containment, Mode, bwrap_path
+from leastscore.seats.sandbox import Containment, bwrap_path
 
 from .tournament import PLAYER, _play
 

@@ -27,9 +27,10 @@ from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.folders import Placed, place
+from leastscore.seats.limits import Limits, Mode
 from leastscore.seats.narrate import ordinal
 from leastscore.seats.program import ProgramSeat, last_lines
-from leastscore.seats.sandbox import Containment, Limits, Mode
+from leastscore.seats.sandbox import Containment
 from leastscore.seats.seat import Seat, SeatFailed
 
 from . import make_bot

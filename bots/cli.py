@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 from leastscore.protocol.address import parse_address
-from leastscore.seats.sandbox import MODES
+from leastscore.seats.limits import MODES
 
 from .check import CheckSettings
 from .scaffold import LANGUAGES
@@ -17,7 +17,7 @@ from .scaffold import LANGUAGES
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from leastscore.seats.sandbox import Limits, Mode
+    from leastscore.seats.limits import Limits, Mode
 
 
 def checked_level(level: str, option: str = "--level") -> str:
@@ -51,7 +51,7 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _limits(ctx: click.Context, param: click.Parameter, items: tuple[str, ...]) -> Limits:
-    from leastscore.seats.sandbox import Limits
+    from leastscore.seats.limits import Limits
 
     try:
         return Limits().with_text(items)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import errno
 import functools
 import itertools
@@ -36,54 +37,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol, get_args
-
-import msgspec
+from typing import IO, Any, Protocol
 
 from . import folders, seccomp
+from .limits import FaultKind, Limits, Mode
 
-Mode = Literal["auto", "bwrap", "limits", "none"]
-MODES: tuple[Mode, ...] = get_args(Mode)
-"""Every containment a command may be told to use (``--sandbox``)."""
-FaultKind = Literal["memory", "cpu", "processes", "file_size", "output"]
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 MIB = 1 << 20
-
-
-class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """What one external program may use (``--limit NAME=VALUE``, ``[limits]`` in TOML)."""
-
-    memory_mb: int = 1024
-    """Memory (a cgroup's limit; the address space when there is no cgroup)."""
-    cpu_seconds: int = 600
-    """CPU time over one start of the program (a long-lived one that has used half is
-    started afresh between matches: see ``ProgramSeat.worn``)."""
-    processes: int = 32
-    """Processes and threads at once, the program's own included."""
-    open_files: int = 256
-    file_size_mb: int = 16
-    """The largest file it may write (its private /tmp included)."""
-    stderr_kb: int = 256
-    """Standard error kept per program start; the rest is dropped (and counted)."""
-
-    def __post_init__(self) -> None:
-        for name in self.__struct_fields__:
-            if getattr(self, name) < 1:
-                raise ValueError(f"the limit {name} must be at least 1")
-
-    def with_text(self, items: Sequence[str]) -> Limits:
-        """These limits with ``NAME=VALUE`` items applied; ``ValueError`` on a mistake."""
-        changes: dict[str, int] = {}
-        for item in items:
-            name, eq, value = (part.strip() for part in item.partition("="))
-            if not eq or name not in self.__struct_fields__:
-                known = ", ".join(self.__struct_fields__)
-                raise ValueError(f"{item!r}: write NAME=VALUE with NAME one of {known}")
-            try:
-                changes[name] = int(value)
-            except ValueError:
-                raise ValueError(f"{item!r}: {name} is a whole number") from None
-        return msgspec.structs.replace(self, **changes)
 
 
 def bwrap_path() -> str | None:
@@ -208,6 +168,12 @@ class Containment:
             bwrap=(bwrap_path() or "bwrap") if sealed else "bwrap",
             user=programs_user() if sealed else None,
         )
+
+    def with_limits(self, items: Sequence[str]) -> Containment:
+        """This containment with ``NAME=VALUE`` limits of one entrant's over the run's."""
+        if not items or self.mode == "none":
+            return self
+        return dataclasses.replace(self, limits=self.limits.with_text(items))
 
     def describe(self) -> str:
         """One line for the run's output: what holds each limit."""

@@ -211,3 +211,24 @@ def test_rooms_import_only_the_rooms_before_them(folder: str) -> None:
                 where = path.relative_to(ROOT)
                 wrong.append(f"{where}:{line} imports {name} from a later room")
     assert not wrong, "\n".join(wrong)
+
+
+PURE = ["tournament/pure", "arena/config.py", "arena/standings.py", "arena/matchmaker.py"]
+"""Definitions, standings and the matchmaker: computed from values, tested without
+processes, so none of them may import what starts processes or touches the machine."""
+IMPURE = ("asyncio", "subprocess", "socket", "leastscore.seats.sandbox",
+          "leastscore.seats.program", "leastscore.server")  # fmt: skip
+
+
+@pytest.mark.parametrize("place", PURE)
+def test_the_pure_rooms_import_nothing_that_touches_the_machine(place: str) -> None:
+    where = ROOT / place
+    paths = sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    folder = place.split("/")[0]
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in paths
+        for line, name in imports(path, package_of(folder, path))
+        if any(name == bad or name.startswith(bad + ".") for bad in IMPURE)
+    ]
+    assert not wrong, "\n".join(wrong)

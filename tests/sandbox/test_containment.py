@@ -12,7 +12,8 @@ import pytest
 from leastscore.bots.check import CheckSettings, check_program
 from leastscore.seats import sandbox
 from leastscore.seats.folders import place
-from leastscore.seats.sandbox import Containment, Limits
+from leastscore.seats.limits import Limits
+from leastscore.seats.sandbox import Containment
 from leastscore.tournament.pure import config as configs
 
 from ..tournament.helpers import PLAYER

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import msgspec
 from click.core import ParameterSource
-from leastscore.seats.sandbox import MODES
+from leastscore.seats.limits import MODES
 
 from ..pure.config import FLAGS, TournamentConfig
 from ..running.ready import NotReady

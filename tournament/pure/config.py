@@ -16,7 +16,7 @@ import msgspec
 from leastscore.game import MAX_SEATS, MIN_SEATS, Rules
 from leastscore.protocol.address import parse_address
 from leastscore.seats.core import TimeControl
-from leastscore.seats.sandbox import Limits, Mode
+from leastscore.seats.limits import Limits, Mode
 
 from .deals import derive
 from .entrants import Entrant, make_entrant

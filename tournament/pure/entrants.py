@@ -11,7 +11,6 @@ schedule, which is what makes a tournament of them repeatable.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shlex
 import string
@@ -22,7 +21,7 @@ from typing import Literal
 import msgspec
 from leastscore.bots import Bot, builtin, loader
 from leastscore.seats.folders import Placed, place
-from leastscore.seats.sandbox import Containment, Limits
+from leastscore.seats.limits import Limits
 
 Kind = Literal["builtin", "python", "cmd", "remote"]
 KINDS: tuple[Kind, ...] = ("builtin", "python", "cmd", "remote")
@@ -127,13 +126,6 @@ def parse_entrant(text: str, base: str = ".") -> Entrant:
     if not eq:
         raise ValueError(f"{text!r}: write NAME=SPEC, for example greedy=builtin:greedy")
     return make_entrant(name, spec, base)
-
-
-def entrant_containment(containment: Containment, entrant: Entrant) -> Containment:
-    """The run's containment with the entrant's own limits over the run's."""
-    if not entrant.limits or containment.mode == "none":
-        return containment
-    return dataclasses.replace(containment, limits=containment.limits.with_text(entrant.limits))
 
 
 def make_entrant(

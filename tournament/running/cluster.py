@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from leastscore.seats.sandbox import Mode
+from leastscore.seats.limits import Mode
 
 from leastscore.about import VERSION
 

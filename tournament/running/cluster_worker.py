@@ -25,8 +25,8 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 from leastscore.game import Event, write_log
+from leastscore.seats.limits import Mode
 from leastscore.seats.loop import LoopThread
-from leastscore.seats.sandbox import Mode
 
 from leastscore.about import VERSION
 

@@ -31,12 +31,13 @@ from leastscore.bots import Bot
 from leastscore.bots.seat import BotSeat
 from leastscore.game import Declare, Event, IllegalMove, Match, Move, View
 from leastscore.seats.driver import MatchDriver
+from leastscore.seats.limits import Mode
 from leastscore.seats.program import ProgramSeat
-from leastscore.seats.sandbox import Containment, Mode
+from leastscore.seats.sandbox import Containment
 from leastscore.seats.seat import DidNotStart, Gone, Seat, SeatFailed
 
 from ..pure.config import TournamentConfig
-from ..pure.entrants import Entrant, bot_factory, entrant_containment
+from ..pure.entrants import Entrant, bot_factory
 from ..pure.schedule import Fixture
 from .remote import EntrantSeat, Hall
 
@@ -293,7 +294,7 @@ class Lineup:
                 startup_time=self.config.startup_time,
                 stderr=self._stderr(name),
                 cwd=placed.folder,
-                containment=entrant_containment(self.containment, entrant),
+                containment=self.containment.with_limits(entrant.limits),
             )
         stale = name in self._stale
         if stale:

@@ -30,8 +30,9 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from leastscore.seats.limits import Mode
 from leastscore.seats.loop import loop_factory
-from leastscore.seats.sandbox import Mode, end_groups
+from leastscore.seats.sandbox import end_groups
 
 from ..pure import config as configs
 from ..pure.results import MatchResult, aborted, decode_result, encode_result

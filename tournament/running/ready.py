@@ -23,7 +23,7 @@ from leastscore.seats.program import greet
 from leastscore.seats.sandbox import Containment
 
 from ..pure.config import TournamentConfig
-from ..pure.entrants import Entrant, entrant_containment, load_bot_class
+from ..pure.entrants import Entrant, load_bot_class
 
 
 class NotReady(RuntimeError):
@@ -70,7 +70,7 @@ async def _problem(
             placed.argv,
             cwd=placed.folder,
             startup_time=config.startup_time,
-            containment=entrant_containment(containment, entrant),
+            containment=containment.with_limits(entrant.limits),
         )
         if why is not None:
             why = f"could not start ({entrant.spec}): {why}"
