@@ -26,7 +26,7 @@ from leastscore.protocol.convert import move_to_wire
 from leastscore.protocol.messages import Join, Turn
 from leastscore.server.app import Server
 
-from ..bots.helpers import bot_run, finished_matches, serving, wait_for
+from ..support.server import bot_run, finished_matches, recording, wait_for
 
 ROOT = Path(__file__).parent.parent.parent
 JS_BOT = ROOT / "examples" / "js-bot"
@@ -60,7 +60,7 @@ def js_bot() -> Iterator[Path]:
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    async with serving(tmp_path) as srv:
+    async with recording(tmp_path) as srv:
         yield srv
 
 

@@ -24,7 +24,7 @@ from leastscore.seats.core import (
     Withdraw,
 )
 
-from .test_core import kinds, only_ask, told
+from ..support.referee import kinds, only_ask, told
 
 PER_MOVE = 0.5
 """The per-move limit the cores are given: a time control must not apply it."""

@@ -21,7 +21,7 @@ from leastscore.tournament.running.cluster import (
     parse_cluster,
 )
 
-from .helpers import bots, by_bot, program, stderr_lines, tournament
+from ..support.contest import bots, by_bot, program, stderr_lines, tournament
 
 distributed = pytest.importorskip("distributed")
 

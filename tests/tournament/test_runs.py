@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from leastscore.game import read_log, replay
 
-from .helpers import HERE, bots, tournament
+from ..support.contest import bots, tournament
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -110,7 +110,7 @@ def test_resume_refuses_a_new_definition_and_out_refuses_a_used_directory(
     reason="needs a choice of cores",
 )
 def test_each_worker_keeps_to_a_core_of_its_own_unless_told_not_to(tmp_path: Path) -> None:
-    where = HERE / "where.py"
+    where = Path(__file__).parent / "where.py"
     seen: dict[str, set[str]] = {}
     for flag in ("--affinity", "--no-affinity"):
         notes = tmp_path / flag.strip("-")

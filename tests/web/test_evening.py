@@ -19,12 +19,16 @@ from leastscore.game import Declared
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
 
-from ..client.helpers import Terminal, value
-from ..client.test_play import choose
-from .conftest import screenshot_path, sit_down, web_server
-from .test_live import no_sideways_scroll, public_cards
-from .test_play_page import my_move, stalls_explained
-from .test_play_socket import visible_to
+from ..support.browser import (
+    my_move,
+    no_sideways_scroll,
+    screenshot_path,
+    sit_down,
+    stalls_explained,
+    web_server,
+)
+from ..support.cards import public_cards, visible_to
+from ..support.terminal import Terminal, choose, value
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 

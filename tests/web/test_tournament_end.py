@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from ..tournament.helpers import bots
+from ..support.contest import bots
 
 
 def read_until(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
