@@ -1,13 +1,22 @@
-"""The web view in a real browser (the ``browser`` fixture of tests/web): a server
-with its web view, a seat at the page, a whole move made on it, the checks every page
-is held to."""
+"""The web view in a real browser: Debian's headless Chromium through Playwright, with
+every step bounded.
+
+Each of Playwright's waits has a limit of its own, but those limits are kept by its
+driver: a browser or driver that stops answering (a CI run once spent 300 s in one
+match with no wait failing, and said nothing of where) would hang the test until
+pytest-timeout killed it. So every call a test makes to the browser goes through
+``Bounded``, which gives it a limit in the test's own event loop: past it the call
+fails, naming itself (``page.locator('#board').wait_for()``), and the traceback
+points at the test's line.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +25,108 @@ from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 
+STEP = 60.0
+"""Seconds one call to the browser may take; a wait given a longer ``timeout`` gets
+that. Above Playwright's own limits, so that its own errors (which say more) come
+first while its driver answers."""
+SLACK = 10.0
+"""Seconds past a call's limit before it is failed here."""
+
+
+class Bounded:
+    """A Playwright object (browser, context, page, locator, keyboard) whose calls are
+    each bounded in the test's event loop; what they give back is bounded too.
+
+    Why a wrapper rather than a limit at each call: a test makes hundreds of calls,
+    and the one left unbounded is the one that hangs."""
+
+    __slots__ = ("_name", "_target")
+
+    def __init__(self, target: Any, name: str) -> None:
+        self._target = target
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._target, attr)
+        name = f"{self._name}.{attr}"
+        if not callable(value):
+            return _wrapped(value, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            said = f"{name}({_arguments(args, kwargs)})"
+            result = value(*map(_unwrapped, args), **{k: _unwrapped(v) for k, v in kwargs.items()})
+            made = attr.removeprefix("new_") if attr.startswith("new_") else said  # "page"
+            if inspect.isawaitable(result):
+                return _bounded(result, said, _limit(kwargs), made)
+            return _wrapped(result, made)
+
+        return call
+
+
+def _limit(kwargs: dict[str, Any]) -> float:
+    timeout = kwargs.get("timeout")
+    asked = timeout / 1000 if isinstance(timeout, int | float) and timeout > 0 else 0.0
+    return max(STEP, asked) + SLACK
+
+
+async def _bounded(awaitable: Awaitable[Any], said: str, limit: float, made: str) -> Any:
+    """``awaitable`` (the call ``said``) within ``limit`` seconds; what it gives back is
+    bounded too, and named ``made``."""
+    deadline = asyncio.timeout(limit)
+    try:
+        async with deadline:
+            result = await awaitable
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        raise AssertionError(f"{said}: no answer from the browser in {limit:g} s") from None
+    return _wrapped(result, made)
+
+
+def _wrapped(value: Any, name: str) -> Any:
+    if isinstance(value, list):
+        return [_wrapped(v, f"{name}[{i}]") for i, v in enumerate(value)]
+    if type(value).__module__.startswith("playwright."):
+        return Bounded(value, name)
+    return value
+
+
+def _unwrapped(value: Any) -> Any:
+    return value._target if isinstance(value, Bounded) else value
+
+
+def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    def short(v: Any) -> str:
+        text = repr(v)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    return ", ".join([*map(short, args), *(f"{k}={short(v)}" for k, v in kwargs.items())])
+
+
+async def pages_shown(browser: Bounded) -> str:
+    """What each open page shows (its address and the start of its text), for a test
+    that has stalled to say; a page that does not answer in 5 s is said to."""
+    lines = []
+    for context in browser._target.contexts:
+        for page in context.pages:
+            try:
+                async with asyncio.timeout(5):
+                    text = await page.evaluate("document.body ? document.body.innerText : ''")
+            except Exception as e:  # a page that is gone or stuck: say so, do not hang
+                text = f"(no answer: {type(e).__name__})"
+            lines.append(f"{page.url}: {' '.join(str(text).split())[:600]}")
+    return "\n".join(lines) or "(no page open)"
+
 
 @contextlib.asynccontextmanager
 async def stalls_explained(
     page: Any, server: Server, step: str, seconds: float = 120
 ) -> AsyncIterator[None]:
-    """Fail a step that has not ended in ``seconds`` with what the server and the page
-    were at.
-
-    Each of the browser's waits has its own limit, yet a full run once spent 300 s in a
-    match with no wait failing (the browser or its driver stopped answering): this says
-    where, instead of a bare timeout."""
+    """Fail a step of several browser calls (a move) that has not ended in ``seconds``
+    with what the server's matches and the page were at."""
     try:
         async with asyncio.timeout(seconds):
             yield
@@ -39,7 +139,7 @@ async def stalls_explained(
         try:
             async with asyncio.timeout(10):
                 shown = await page.evaluate("document.body.innerText")
-        except TimeoutError:
+        except (TimeoutError, AssertionError):
             shown = "(the page did not answer in 10 s)"
         pytest.fail(
             f"{step}: no end in {seconds:g} s; (round, turn, to move, over) {tables}; "
