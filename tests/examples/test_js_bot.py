@@ -27,6 +27,7 @@ from leastscore.protocol.messages import Join, Turn
 from leastscore.server.app import Server
 
 from ..support.server import bot_run, finished_matches, recording, wait_for
+from ..support.cli import leastscore
 
 ROOT = Path(__file__).parent.parent.parent
 JS_BOT = ROOT / "examples" / "js-bot"
@@ -196,13 +197,11 @@ async def test_it_resumes_after_a_dropped_connection(js_bot: Path, server: Serve
 
 
 def test_it_passes_bot_check(js_bot: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "leastscore", "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio"]
-        + ["--move-time", "60", "--budget", "20", "--startup-time", "60"],  # busy cores
-        capture_output=True,
-        text=True,
+    done = leastscore(
+        "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio",
+        "--move-time", "60", "--budget", "20", "--startup-time", "60",  # busy cores
         timeout=180,
-    )
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Result: compliant." in done.stdout and 'name "js-counter"' in done.stdout
 

@@ -6,13 +6,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from leastscore.game import read_log, replay
 
+from ..support.cli import started
 from ..support.contest import bots, tournament
 
 DEFINITION = [
@@ -57,12 +57,10 @@ def _lines(path: Path) -> int:
 
 def test_a_killed_run_resumes_to_the_same_standings(reference: bytes, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
-    process = subprocess.Popen(
-        [*command, "--workers=2", "--format=json", f"--out={out}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = started(
+        "tournament", *DEFINITION, "--workers=2", "--format=json", f"--out={out}",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
         while _lines(out / "results.jsonl") < 20 and time.monotonic() < deadline:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +16,7 @@ from leastscore.server.store import MatchDatabase
 
 from ..support.browser import no_sideways_scroll, web_server
 from ..support.cards import cards_in, public_cards
+from ..support.cli import leastscore
 from ..support.server import Raw
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
@@ -202,13 +200,9 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
     match_id = records[0].id
     log = MatchDatabase(db).log(match_id)
     assert log is not None
-    printed = subprocess.run(
-        [sys.executable, "-m", "leastscore", "replay", str(match_id), "--db", db],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "COLUMNS": "500"},  # an event a line, never wrapped
-    ).stdout.splitlines()
+    shown = leastscore("replay", str(match_id), "--db", db, env={"COLUMNS": "500"})
+    assert shown.returncode == 0, shown.stderr  # COLUMNS: an event a line, never wrapped
+    printed = shown.stdout.splitlines()
     printed = [line.strip() for line in printed]
 
     page = await browser.new_page(viewport={"width": 1280, "height": 800})
