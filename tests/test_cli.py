@@ -1,67 +1,49 @@
 """The command line, run as a real subprocess like a user would."""
 
 import json
-import os
-import subprocess
-import sys
 
 from leastscore import __version__
 
-
-def run(
-    *args: str, timeout: float = 60, locale: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``leastscore ARGS``; with ``locale``, in that locale (and no other asked for)."""
-    env = None
-    if locale is not None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG"))}
-        env["LANG"] = locale
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+from .support.cli import leastscore
 
 
 def test_version_and_help():
-    out = run("--version")
+    out = leastscore("--version")
     assert out.returncode == 0 and __version__ in out.stdout
-    out = run("--help")
+    out = leastscore("--help")
     assert out.returncode == 0
     for command in ("rules", "demo", "replay", "play"):
         assert command in out.stdout
 
 
 def test_rules_text():
-    out = run("rules", "--plain", locale="C.UTF-8")
+    out = leastscore("rules", "--plain", locale="C.UTF-8")
     assert out.returncode == 0
     for words in ("three of a kind", "flush", "20 plus the difference", "threshold"):
         assert words in out.stdout
 
 
 def test_rules_in_the_players_language():
-    french = run("rules", "--plain", "--lang", "fr", locale="nl_NL.UTF-8")
+    french = leastscore("rules", "--plain", "--lang", "fr", locale="nl_NL.UTF-8")
     assert french.returncode == 0 and "carte ouverte" in french.stdout
-    dutch = run("rules", "--plain", locale="nl_NL.UTF-8")  # the locale asks for Dutch
+    dutch = leastscore("rules", "--plain", locale="nl_NL.UTF-8")  # the locale asks for Dutch
     assert dutch.returncode == 0 and "gesloten kaart" in dutch.stdout
-    zulu = run("rules", "--lang", "zu", locale="C.UTF-8")  # rendered, not --plain
+    zulu = leastscore("rules", "--lang", "zu", locale="C.UTF-8")  # rendered, not --plain
     assert zulu.returncode == 0 and "ikhadi elivulekile" in zulu.stdout
-    wrong = run("rules", "--lang", "de")
+    wrong = leastscore("rules", "--lang", "de")
     assert wrong.returncode == 2 and "'de' is not one of" in wrong.stderr
 
 
 def test_demo_writes_a_log_that_replays(tmp_path):
     log = tmp_path / "match.jsonl"
-    out = run("demo", "--seed", "7", "--threshold", "25", "--log", str(log))
+    out = leastscore("demo", "--seed", "7", "--threshold", "25", "--log", str(log))
     assert out.returncode == 0, out.stderr
     assert "Match over" in out.stdout
     # the bots are named as at a server's table, not "Greedy A"
     assert "Greedy bot (2)" in out.stdout and "Greedy A" not in out.stdout
     first = json.loads(log.read_text().splitlines()[0])
     assert first["type"] == "match_start" and first["seed"] == 7
-    again = run("replay", str(log), "--check")
+    again = leastscore("replay", str(log), "--check")
     assert again.returncode == 0, again.stderr
     assert "replay check: identical" in again.stdout
 
@@ -80,18 +62,18 @@ def test_replay_names_the_house_rules_and_says_a_log_has_no_end(tmp_path):
     log = tmp_path / "cut.jsonl"
     with open(log, "wb") as f:
         write_log(match.log, f)
-    out = run("replay", str(log))
+    out = leastscore("replay", str(log))
     assert out.returncode == 0, out.stderr
     assert "House rules: tie_loses" in out.stdout
     assert "The match did not end: the log stops in round 1." in out.stdout
 
 
 def test_replay_of_a_missing_or_bad_file(tmp_path):
-    out = run("replay", str(tmp_path / "nope.jsonl"))
+    out = leastscore("replay", str(tmp_path / "nope.jsonl"))
     assert out.returncode != 0 and "no match log" in out.stderr
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
-    out = run("replay", str(bad))
+    out = leastscore("replay", str(bad))
     assert out.returncode != 0 and "not a match log" in out.stderr
     assert "Traceback" not in out.stderr
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from leastscore.bots.check import CheckSettings, check_program
 
+from ..support.cli import leastscore
+
 PROGRAMS = Path(__file__).parent.parent / "programs"
 SDK_BOTS = str(PROGRAMS / "sdk_bots.py")
 RAW = str(PROGRAMS / "stdio_player.py")
@@ -89,12 +91,7 @@ async def test_each_planted_fault_is_found_and_told_plainly(
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", "bot", "check", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return leastscore("bot", "check", *args)
 
 
 def test_the_command_line_exit_status_says_compliant_or_not() -> None:

@@ -8,9 +8,10 @@ its own, and the runner, ``bot run`` and ``bot check`` keep importing theirs.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
+
+from ..support.cli import leastscore
 
 BOT = '''
 """A bot that leans on four modules of its own."""
@@ -42,20 +43,9 @@ def bot_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def leastscore(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-    )
-
-
 def test_a_bot_with_its_own_server_game_protocol_and_bots_plays_a_tournament(tmp_path):
     folder = bot_folder(tmp_path)
     run = leastscore(
-        tmp_path,
         "tournament",
         f"--bot=mine=python:{folder / 'mine.py'}",
         "--bot=g=builtin:greedy",
@@ -69,6 +59,7 @@ def test_a_bot_with_its_own_server_game_protocol_and_bots_plays_a_tournament(tmp
         "json",
         "--workers",
         "1",
+        cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
     standings = {row["bot"]: row for row in json.loads(run.stdout)["standings"]}
@@ -82,7 +73,7 @@ def test_such_a_bot_passes_bot_check_under_bot_run(tmp_path):
     command = f"{sys.executable} -m leastscore bot run {folder / 'mine.py'} --stdio"
     roomy = ["--move-time", "60", "--budget", "20", "--startup-time", "60"]  # busy cores
     run = leastscore(
-        tmp_path, "bot", "check", command, "--matches", "1", "--threshold", "15", *roomy
+        "bot", "check", command, "--matches", "1", "--threshold", "15", *roomy, cwd=tmp_path
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Result: compliant." in run.stdout

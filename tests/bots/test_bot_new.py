@@ -12,15 +12,7 @@ from pathlib import Path
 import pytest
 from leastscore.bots.scaffold import LEASTSCORE, TESTS_RUN, Language, class_name, new_bot
 
-
-def leastscore(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-    )
+from ..support.cli import leastscore
 
 
 def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from leastscore.bots.replay import replay
+
+from ..support.cli import leastscore
 
 PROGRAMS = Path(__file__).parent.parent / "programs"
 RAW = [sys.executable, str(PROGRAMS / "stdio_player.py")]
@@ -52,15 +53,9 @@ async def test_a_program_that_never_says_hello() -> None:
 
 
 def test_the_command_line() -> None:
-    good = subprocess.run(
-        [*SDK[:3], "bot", "replay", shlex.join([*RAW, "good"])],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    good = leastscore("bot", "replay", shlex.join([*RAW, "good"]))
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.rstrip().endswith("Result: passed.")
-    bad = subprocess.run(
-        [*SDK[:3], "bot", "replay", shlex.join([*RAW, "illegal", "2"])],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    bad = leastscore("bot", "replay", shlex.join([*RAW, "illegal", "2"]))
     assert bad.returncode == 1 and "Result: FAILED." in bad.stdout
     assert "not one of the legal groups" in bad.stderr

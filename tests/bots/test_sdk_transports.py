@@ -28,7 +28,7 @@ from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
-from .helpers import bot_run, finished_matches, serving, wait_for
+from ..support.server import bot_run, finished_matches, recording, wait_for
 
 SDK_BOTS = str(Path(__file__).parent.parent / "programs" / "sdk_bots.py")
 
@@ -39,7 +39,7 @@ def run_command(cls: str, *args: str) -> list[str]:
 
 @pytest.fixture
 async def server(tmp_path) -> AsyncIterator[Server]:
-    async with serving(tmp_path) as srv:
+    async with recording(tmp_path) as srv:
         yield srv
 
 
@@ -287,7 +287,7 @@ async def test_tcp_a_bot_takes_over_a_player_with_its_token(server: Server) -> N
 
 async def test_tcp_faults_are_reported_and_the_match_goes_on(tmp_path) -> None:
     # A bot that raised sends nothing: the server's move time runs out for it (1 s).
-    async with serving(tmp_path, bot_move_time=1.0) as server:
+    async with recording(tmp_path, bot_move_time=1.0) as server:
         host = f"127.0.0.1:{server.port}"
         faults = (("Raiser", "ZeroDivisionError"), ("Cheater", "the host refused the move"))
         for cls, words in faults:

@@ -13,7 +13,7 @@ from leastscore.protocol import FrameReader, decode_client, encode
 from leastscore.protocol.convert import program_welcome
 from leastscore.protocol.messages import Bye, Hello
 
-from .helpers import wait_for
+from ..support.server import wait_for
 
 SDK_BOTS = str(Path(__file__).parent.parent / "programs" / "sdk_bots.py")
 

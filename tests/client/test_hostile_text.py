@@ -18,7 +18,7 @@ from leastscore.protocol import FrameReader
 from leastscore.protocol.messages import Bye, Chat, Error
 from rich.console import RenderableType
 
-from .helpers import Terminal
+from ..support.terminal import Terminal
 
 HOSTILE = "[bold]Eve[/bold]\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\nBea: x\x9b"
 """Markup, OSC 52 (write the clipboard), erase the screen, a forged line, an 8-bit CSI."""

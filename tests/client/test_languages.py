@@ -61,7 +61,7 @@ from rich.text import Text
 
 from leastscore import lang
 
-from .helpers import ESCAPES
+from ..support.terminal import ESCAPES
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = ["Ann", "Greedy bot", "Greedy bot (2)"]

@@ -3,11 +3,8 @@ screen, against a real server (in the same process with ``--local``, or a separa
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +12,9 @@ from pathlib import Path
 import pytest
 from leastscore.client.parse import own_words
 
-from .helpers import Cable, ServerProcess, Terminal, Words, card_names, free_port, value
+from ..support.cli import leastscore
+from ..support.server import ServerProcess
+from ..support.terminal import Cable, Terminal, Words, card_names, choose, free_port, value
 
 LOCAL = ("--local", "--bot-delay", "0", "--name", "Ann")
 
@@ -27,20 +26,16 @@ def local() -> Iterator[Terminal]:
     term.kill()
 
 
+def serve(*extra: str) -> ServerProcess:
+    """``leastscore serve`` for the client: no database, asyncio's own loop, quiet."""
+    return ServerProcess("--no-uvloop", "-q", *extra)
+
+
 @pytest.fixture
 def server() -> Iterator[ServerProcess]:
-    srv = ServerProcess("--grace", "60", "--move-time", "120")
+    srv = serve("--grace", "60", "--move-time", "120")
     yield srv
     srv.stop()
-
-
-def choose(hand: list[str], open_cards: list[str]) -> str:
-    """A sensible move typed the way a person would: shed the highest card, take a low one."""
-    high = max(hand, key=lambda c: (value(c), c))
-    low = min(open_cards, key=value)
-    if value(low) <= 3:
-        return f"{high.lower()} {low.lower()}"  # the short form: KS 2C
-    return f"{high} deck"
 
 
 def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> None:
@@ -75,13 +70,7 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
     local.type("quit")
     assert local.finish() == 0
     # a practice match played to its end is recorded
-    history = subprocess.run(
-        [sys.executable, "-m", "leastscore", "history"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_DATA_HOME": local._data.name},
-        timeout=60,
-    )
+    history = leastscore("history", env={"XDG_DATA_HOME": local._data.name})
     assert history.returncode == 0, history.stderr
     assert re.search(r"finished +Practice +Ann", history.stdout), history.stdout
 
@@ -377,7 +366,7 @@ def test_a_server_that_goes_away_for_good(server: ServerProcess) -> None:
 
 def test_a_server_that_restarts_during_a_match_sends_you_back_to_the_lobby() -> None:
     port = free_port()
-    first = ServerProcess("--port", str(port), "--move-time", "120")
+    first = serve("--port", str(port), "--move-time", "120")
     term = Terminal("--server", f"127.0.0.1:{port}", "--name", "Ann")
     again = None
     try:
@@ -388,7 +377,7 @@ def test_a_server_that_restarts_during_a_match_sends_you_back_to_the_lobby() -> 
         first.stop()
         term.expect(r"Connection lost \(.*\)\. Reconnecting\.\.\.")
         term.expect(r"Trying again \(\d+ of \d+\)")
-        again = ServerProcess("--port", str(port))
+        again = serve("--port", str(port))
         mark = term.pos
         term.expect(r"The server stopped: your match was lost\.")
         term.expect(r"You are in the lobby: type tables to see the tables\.")
@@ -409,7 +398,7 @@ def test_after_a_server_restart_a_table_number_is_not_the_old_list_s() -> None:
     """The tables of the server that stopped are gone: a number typed then shows the new
     server's list to choose from, never a table id of the old one."""
     port = free_port()
-    first = ServerProcess("--port", str(port))
+    first = serve("--port", str(port))
     ann = Terminal("--server", f"127.0.0.1:{port}", "--name", "Ann", "--retries", "40")
     bea = Terminal("--server", f"127.0.0.1:{port}", "--name", "Bea", "--retries", "40")
     again = None
@@ -423,7 +412,7 @@ def test_after_a_server_restart_a_table_number_is_not_the_old_list_s() -> None:
         first.stop()
         for term in (ann, bea):
             term.expect(r"Trying again \(\d+ of \d+\)")
-        again = ServerProcess("--port", str(port))
+        again = serve("--port", str(port))
         ann.expect(r"The server stopped: your table is gone\.")
         bea.expect(r"The server restarted\.")
         ann.type("create New --seats 2")

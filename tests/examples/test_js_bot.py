@@ -26,7 +26,8 @@ from leastscore.protocol.convert import move_to_wire
 from leastscore.protocol.messages import Join, Turn
 from leastscore.server.app import Server
 
-from ..bots.helpers import bot_run, finished_matches, serving, wait_for
+from ..support.server import bot_run, finished_matches, recording, wait_for
+from ..support.cli import leastscore
 
 ROOT = Path(__file__).parent.parent.parent
 JS_BOT = ROOT / "examples" / "js-bot"
@@ -60,7 +61,7 @@ def js_bot() -> Iterator[Path]:
 
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
-    async with serving(tmp_path) as srv:
+    async with recording(tmp_path) as srv:
         yield srv
 
 
@@ -196,13 +197,11 @@ async def test_it_resumes_after_a_dropped_connection(js_bot: Path, server: Serve
 
 
 def test_it_passes_bot_check(js_bot: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "leastscore", "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio"]
-        + ["--move-time", "60", "--budget", "20", "--startup-time", "60"],  # busy cores
-        capture_output=True,
-        text=True,
+    done = leastscore(
+        "bot", "check", f"node {JS_BOT / 'bot.js'} --stdio",
+        "--move-time", "60", "--budget", "20", "--startup-time", "60",  # busy cores
         timeout=180,
-    )
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Result: compliant." in done.stdout and 'name "js-counter"' in done.stdout
 

@@ -19,7 +19,7 @@ from leastscore.game import (
     replay,
     write_log,
 )
-from leastscore.game.cards import FULL_DECK, NAMES, mask_of
+from leastscore.game.cards import BY_NAME, FULL_DECK, NAMES, VALUE, mask_of
 
 rules_st = st.builds(
     Rules,
@@ -75,13 +75,42 @@ def test_all_52_cards_accounted_for_after_every_move(args):
 
 @fast
 @given(matches)
-def test_every_declaration_leaves_someone_at_zero(args):
-    m = play(*args)
+def test_every_declaration_scores_as_the_rules_say(args):
+    """From the hands revealed alone: a declaration holds when the declarer is lowest
+    (a tie holds only without ``tie_loses``) and then each hand scores its total less
+    the declarer's, the declarer 0; a false one costs the declarer the penalty plus its
+    total less the lowest, and nobody else anything. Scores add up, and those above the
+    threshold are out."""
+    seats, rules, seed, greedy = args
+    m = play(seats, rules, seed, greedy)
+    scores = [0] * seats
     for event in m.log:
-        if isinstance(event, Declared):
-            scored = [r for r in event.round_scores if r is not None]
-            assert 0 in scored
-            assert sum(1 for r in scored if r > 0) >= 1 or all(r == 0 for r in scored)
+        if not isinstance(event, Declared):
+            continue
+        playing = [s for s, t in enumerate(event.totals) if t is not None]
+        totals = {s: event.totals[s] for s in playing}
+        assert playing == [s for s, h in enumerate(event.hands) if h is not None]
+        for s in playing:  # each total is the count of its hand as revealed
+            assert totals[s] == sum(VALUE[BY_NAME[c]] for c in event.hands[s] or ())
+        mine, low = totals[event.seat], min(totals.values())
+        lowest = [s for s in playing if totals[s] == low]
+        holds = mine == low and not (rules.tie_loses and len(lowest) > 1)
+        assert event.holds == holds
+        if holds:
+            expected = {s: totals[s] - mine for s in playing}
+            assert expected[event.seat] == 0  # the declarer, at least, scores nothing
+        else:
+            expected = {s: 0 for s in playing}
+            expected[event.seat] = rules.false_declare_penalty + mine - low
+        assert {s: event.round_scores[s] for s in playing} == expected
+        assert [event.round_scores[s] for s in range(seats) if s not in totals] == [None] * (
+            seats - len(playing)
+        )
+        for s in playing:
+            scores[s] += expected[s]
+        assert list(event.scores) == scores
+        out = tuple(s for s in playing if scores[s] > rules.threshold)
+        assert event.eliminated == out
 
 
 @fast

@@ -14,22 +14,7 @@ from leastscore.protocol import ProtocolError, decode_client, errors
 from leastscore.protocol.codec import MAX_DEPTH
 from leastscore.protocol.messages import CLIENT_TYPES, TOGETHER, optional_fields
 
-REQUIRED: dict[str, Any] = {
-    "protocol": [1],
-    "table": "t000000",
-    "text": "hi",
-    "discard": ["7H"],
-    "take": "deck",
-}
-"""A good value for every required field of a client message."""
-
-
-def minimal(kind: str) -> dict[str, Any]:
-    """The smallest good message of ``kind``: its required fields only."""
-    cls = CLIENT_TYPES[kind]
-    required = [f.encode_name for f in msgspec.structs.fields(cls) if f.required]
-    return {"type": kind, **{name: REQUIRED[name] for name in required}}
-
+from ..support.messages import minimal, nested
 
 OPTIONAL = [
     (kind, name) for kind, cls in CLIENT_TYPES.items() for name in sorted(optional_fields(cls))
@@ -82,14 +67,6 @@ def test_round_and_turn_come_together(kind: str, alone: str):
         assert "round and turn go together" in e.value.message
     both = decode_client(msgspec.msgpack.encode({**message, "round": 2, "turn": 3}))
     assert (both.round, both.turn) == (2, 3)  # type: ignore[attr-defined]
-
-
-def nested(depth: int) -> dict[str, Any]:
-    """A ping whose maps and arrays nest ``depth`` levels (the ping itself is level 1)."""
-    inner: Any = 0
-    for _ in range(depth - 1):
-        inner = [inner]
-    return {"type": "ping", "id": 1, "x": inner} if depth > 1 else {"type": "ping", "id": 1}
 
 
 @pytest.mark.parametrize("depth", [1, 2, MAX_DEPTH - 1, MAX_DEPTH])

@@ -11,16 +11,15 @@ from pathlib import Path
 from leastscore.protocol.plain import encode_json, judge, split
 from leastscore.protocol.vectorgen import shipped
 
+from ..support.cli import leastscore
+
 HELLO = "0000002283a474797065a568656c6c6fa870726f746f636f6c9101a46e616d65a5616c696365"
 """PROTOCOL.md's hello, byte by byte."""
 
 
 def frame(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", "frame", *args],
-        input=data, capture_output=True, timeout=60,
-    )  # fmt: skip
+    return leastscore("frame", *args, input=data if data is not None else b"")
 
 
 def test_decode_shows_json_and_whether_a_peer_takes_it() -> None:
@@ -78,10 +77,9 @@ def test_bot_check_traces_every_frame_both_ways(tmp_path: Path) -> None:
     trace = tmp_path / "frames.jsonl"
     program = shlex.join([sys.executable, str(Path(__file__).parent.parent / "programs" /
                                               "stdio_player.py"), "crash", "2"])  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "leastscore", "bot", "check", program, "--matches", "1",
-         "--seats", "2", "--threshold", "15", "--trace", str(trace)],
-        capture_output=True, text=True, timeout=120,
+    done = leastscore(
+        "bot", "check", program, "--matches", "1", "--seats", "2", "--threshold", "15",
+        "--trace", str(trace),
     )  # fmt: skip
     assert done.returncode == 1 and f"Every frame is in {trace}" in done.stdout
     lines = [json.loads(line) for line in trace.read_text().splitlines()]

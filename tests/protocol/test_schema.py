@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,8 @@ import pytest
 from leastscore.game import Rules
 from leastscore.protocol.messages import CLIENT_TYPES, SERVER_TYPES
 from leastscore.protocol.schema import schema
+
+from ..support.cli import leastscore
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 MAPS = {"table": "TableInfo", "seat_info": "SeatInfo", "match_state": "MatchState"}
@@ -159,11 +159,6 @@ def test_optional_client_fields_accept_null_and_moves_name_both_round_and_turn(d
 
 
 def test_the_command_prints_the_schema():
-    out = subprocess.run(
-        [sys.executable, "-m", "leastscore", "protocol", "schema"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = leastscore("protocol", "schema")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == schema()

@@ -24,7 +24,6 @@ from leastscore.game import (
     replay,
 )
 from leastscore.seats.core import (
-    Action,
     Ask,
     MatchCore,
     Over,
@@ -37,26 +36,14 @@ from leastscore.seats.core import (
     Withdraw,
 )
 
+from ..support.referee import kinds, only_ask, told
+
 LIMIT = 10.0
 
 
 def core_of(seats: int = 3, *, seed: int = 1, threshold: int = 50, **policy: object) -> MatchCore:
     match = Match(seats, Rules(threshold=threshold), seed=seed)
     return MatchCore(match, time_limit=lambda seat: LIMIT, policy=Policy(**policy))  # type: ignore[arg-type]
-
-
-def kinds(actions: list[Action]) -> list[type]:
-    return [type(a) for a in actions]
-
-
-def told(actions: list[Action]) -> list[object]:
-    """Every full event the actions send, in order."""
-    return [e for a in actions if isinstance(a, Tell) for e in a.events]
-
-
-def only_ask(actions: list[Action]) -> Ask:
-    (ask,) = [a for a in actions if isinstance(a, Ask)]
-    return ask
 
 
 def legal(core: MatchCore, seat: int) -> Move:

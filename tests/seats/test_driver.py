@@ -25,7 +25,7 @@ from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver, play_to_the_end
 from leastscore.seats.program import ProgramSeat
 
-from ..bots.helpers import wait_for
+from ..support.server import wait_for
 
 PLAYER = str(Path(__file__).parent.parent / "programs" / "stdio_player.py")
 

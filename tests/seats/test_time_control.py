@@ -2,6 +2,10 @@
 
 As in test_core.py the clock is plain numbers handed to the core: no sleeps, no
 event loop, and every figure below is exact whatever the machine's speed.
+
+The automatic move never declares, so a match played out with it runs to the rules'
+last round (half a million moves): the tests that play one out cap its rounds and
+their turns (``max_rounds``, ``max_turns``), which is all they need to see.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from leastscore.seats.core import (
     Withdraw,
 )
 
-from .test_core import kinds, only_ask, told
+from ..support.referee import kinds, only_ask, told
 
 PER_MOVE = 0.5
 """The per-move limit the cores are given: a time control must not apply it."""
@@ -38,8 +42,10 @@ def core_of(
     seed: int = 1,
     threshold: int = 50,
     retry_illegal: bool = False,
+    **caps: int,
 ) -> MatchCore:
-    match = Match(seats, Rules(threshold=threshold), seed=seed)
+    """``caps``: ``max_rounds`` and ``max_turns`` (a round), for a match played out."""
+    match = Match(seats, Rules(threshold=threshold, **caps), seed=seed)
     policy = Policy(
         retry_illegal=retry_illegal,
         max_faults=5,
@@ -163,9 +169,10 @@ def test_a_slow_seat_that_stays_in_time_is_never_faulted():
     # Seat 0 spends nine tenths of what its bank holds on every move: 9 s of its
     # 10, then 1.8 s of the 2 s left with the increment, ... always past the per-move
     # limit, and never out of time.
-    core = core_of(3, base=10.0, increment=1.0, seed=5, threshold=40)
+    core = core_of(3, base=10.0, increment=1.0, seed=5, max_rounds=3, max_turns=40)
     actions, _ = play_out(core, lambda ask: 0.9 * ask.time_limit if ask.seat == 0 else 0.1)
     assert core.over and all(f.total == 0 for f in core.faults)
+    assert isinstance(told(actions)[-1], MatchEnded) and told(actions)[-1].reason == "max_rounds"
     assert not core.match.resigned
     slow = [a.time_limit for a in actions if isinstance(a, Ask) and a.seat == 0]
     assert len(slow) > 5 and slow[:2] == [10.0, pytest.approx(2.0)]
@@ -174,8 +181,9 @@ def test_a_slow_seat_that_stays_in_time_is_never_faulted():
 
 def test_a_seat_slower_than_its_increment_runs_out_within_a_few_moves():
     # 1 s of bank, 0.6 s a move, 0.1 s of increment: 0.5 s left for the second move.
-    core = core_of(3, base=1.0, increment=0.1, seed=2)
+    core = core_of(3, base=1.0, increment=0.1, seed=2, max_rounds=3, max_turns=40)
     actions, _ = play_out(core, lambda ask: 0.6 if ask.seat == 0 else 0.01)
+    assert core.over  # the other two played the match out
     resigned = [e for e in told(actions) if isinstance(e, Resigned)]
     assert resigned == [Resigned(0, LOST_ON_TIME)]
     assert core.faults[0].lost_on_time == 1 and core.faults[0].timeouts == 0

@@ -14,9 +14,7 @@ from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.store import MatchDatabase
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, raw_player, serving
-from .test_match_over_tcp import _answer
+from ..support.server import Raw, answer, raw_player, serving, wait_for
 
 
 async def _alone_with_bots(server: Server, name: str = "Ann") -> tuple[Raw, str, str]:
@@ -59,7 +57,7 @@ async def test_a_match_waits_for_its_person_past_the_grace_period_and_plays_on_w
         assert snapshot["to_move"] == 0 and snapshot["legal"], "still her move"
         assert 0 < snapshot["time_ms"] <= turn["time_ms"]  # her clock stood still
         assert not driver.paused
-        back.send(_answer(snapshot, 2))
+        back.send(answer(snapshot, 2))
         assert await back.until_any({"ok", "error"}) == {"type": "ok", "id": 2}
         end = await asyncio.wait_for(raw_player(back), 120)  # her seat is hers again
         assert end["type"] == "match_end" and match.over

@@ -13,8 +13,7 @@ from leastscore.protocol import errors
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, raw_player
+from ..support.server import Raw, raw_player, wait_for
 
 
 def frame(body: bytes) -> bytes:

@@ -15,8 +15,7 @@ from leastscore.server.config import ServerConfig
 from leastscore.server.thinking import ThinkingFailed, ThinkingPool
 
 from ..programs.thinking_bots import Counting, Noting, Spinner
-from .conftest import Raw
-from .test_lifecycle import start_server
+from ..support.server import Raw, ServerProcess
 
 
 def _a_view() -> View:
@@ -146,9 +145,11 @@ async def test_a_table_nobody_is_connected_to_stops_its_bots(tmp_path):
 
 
 async def test_sigterm_ends_the_server_promptly_while_bots_think(tmp_path):
-    proc, port = start_server(
-        tmp_path / "m.sqlite3", "--bot-think-time", "60", "--max-bot-samples", "100000000"
-    )
+    served = ServerProcess(
+        "--bot-delay", "0.05", "--bot-think-time", "60", "--max-bot-samples", "100000000",
+        db=tmp_path / "m.sqlite3",
+    )  # fmt: skip
+    proc, port = served.proc, served.port
     try:
         client = await Raw.connect(port)
         await client.hello("ann", bot=True)

@@ -6,36 +6,19 @@ it as interrupted, with its log up to the last stored event, and it replays.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import signal
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import msgspec
 from leastscore.game import Event, Match, Played, Rules, write_log
 from leastscore.server.store import MatchDatabase
 
-from .conftest import Raw, raw_player
-from .test_lifecycle import leastscore, start_server
-
-
-async def poll(condition: Callable[[], Any], timeout: float = 30) -> Any:
-    """Wait until ``condition()`` returns something true (the database is written on a
-    thread of the server's own); return it."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if loop.time() > end:
-            raise AssertionError("the condition never came true")
-        await asyncio.sleep(0.02)
+from ..support.cli import leastscore
+from ..support.server import Raw, ServerProcess, raw_player, wait_for
 
 
 def stored_match(db: Path, status: str) -> tuple[int, list[Event]] | None:
@@ -94,14 +77,15 @@ async def test_a_killed_server_leaves_the_match_in_progress_interrupted_and_repl
     tmp_path: Path,
 ):
     db = tmp_path / "matches.sqlite3"
-    proc, port = start_server(db)
+    served = ServerProcess("--bot-delay", "0.05", db=db)
+    proc, port = served.proc, served.port
     try:
         await play_a_short_match(port)
-        finished = await poll(lambda: stored_match(db, "finished"))
+        finished = await wait_for(lambda: stored_match(db, "finished"))
         ann, token, seen = await sit_and_stall(port, moves=4)
         assert seen >= 4
         # the events are stored as they happen: wait until all she saw is in the database
-        running = await poll(
+        running = await wait_for(
             lambda: (m := stored_match(db, "running")) and played(m[1]) == seen and m
         )
         proc.kill()  # SIGKILL: no handler runs, nothing is saved on the way out
@@ -115,7 +99,8 @@ async def test_a_killed_server_leaves_the_match_in_progress_interrupted_and_repl
     with sqlite3.connect(db) as check:
         assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
-    proc, port = start_server(db)
+    served = ServerProcess("--bot-delay", "0.05", db=db)
+    proc, port = served.proc, served.port
     try:
         # the restarted server marked the match as interrupted, its log as far as stored
         match_id, log = running
@@ -199,10 +184,11 @@ def old_database(path: Path) -> list[Event]:
 async def test_a_database_of_the_old_schema_is_migrated_and_keeps_its_history(tmp_path: Path):
     db = tmp_path / "matches.sqlite3"
     old_log = old_database(db)
-    proc, port = start_server(db)
+    served = ServerProcess("--bot-delay", "0.05", db=db)
+    proc, port = served.proc, served.port
     try:
         ann, _, _ = await sit_and_stall(port, moves=2)
-        await poll(lambda: (m := stored_match(db, "running")) and played(m[1]) >= 2)
+        await wait_for(lambda: (m := stored_match(db, "running")) and played(m[1]) >= 2)
         ann.close()
     finally:
         proc.kill()

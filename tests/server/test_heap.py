@@ -16,7 +16,7 @@ from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.heap import HeapTrimmer, malloc_trim
 
-from ..bots.helpers import wait_for
+from ..support.server import wait_for
 
 BURST = """
 import os

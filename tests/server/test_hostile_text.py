@@ -8,7 +8,7 @@ import pytest
 from leastscore.protocol import errors
 from leastscore.server.app import Server
 
-from .conftest import Raw
+from ..support.server import Raw
 
 CONTROLS = [
     "\x1b[2J",  # erase the screen

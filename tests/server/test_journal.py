@@ -10,8 +10,8 @@ from leastscore.game import Event, Match, Rules, replay
 from leastscore.server.journal import Journal
 from leastscore.server.store import VERSION, AsyncStore, MatchDatabase, StoreError
 
-from .test_crash import poll
-from .test_lifecycle import leastscore
+from ..support.cli import leastscore
+from ..support.server import wait_for
 
 RULES = Rules(threshold=30)
 
@@ -53,7 +53,7 @@ async def test_events_are_written_in_batches_and_the_end_replaces_them(tmp_path:
     assert sent > 40
     reader = MatchDatabase(str(path))
     # at least every full batch is written without anyone asking
-    await poll(lambda: len(reader.log(1) or []) >= sent - 20 and reader.log(1))
+    await wait_for(lambda: len(reader.log(1) or []) >= sent - 20 and reader.log(1))
     await journal.flush()  # and the rest on demand
     assert reader.log(1) == flat(parts[:40]) and journal.written == sent
     assert reader.matches()[0].status == "running"

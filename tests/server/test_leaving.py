@@ -12,7 +12,7 @@ from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 from leastscore.server.store import MatchDatabase
 
-from .conftest import Raw, raw_player
+from ..support.server import Raw, raw_player
 
 
 def frames(*messages: dict[str, Any]) -> bytes:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, raw_player
+from ..support.cli import leastscore
+from ..support.server import Raw, ServerProcess, raw_player, wait_for
 
 
 async def test_a_misbehaving_client_never_touches_another_table(server: Server):
@@ -54,70 +51,37 @@ def _decode(body: bytes) -> dict:
     return msgspec.msgpack.decode(body)
 
 
-def start_server(db: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "leastscore",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--bot-delay",
-            "0.05",
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("listening on 127.0.0.1:"), line
-    return proc, int(line.rsplit(":", 1)[1])
-
-
-def leastscore(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "leastscore", *args], capture_output=True, text=True, timeout=60
-    )
-
-
 async def test_serve_on_port_0_names_its_port_in_the_first_line_of_stdout(tmp_path):
     """PROTOCOL.md: ``serve --port 0`` writes ``listening on HOST:PORT`` first, and accepts
     connections from then on."""
-    proc, port = start_server(tmp_path / "matches.sqlite3")  # reads that first line
+    served = ServerProcess(db=tmp_path / "matches.sqlite3")  # reads that first line
     try:
-        assert 0 < port < 65536
-        client = await Raw.connect(port)
+        assert 0 < served.port < 65536
+        client = await Raw.connect(served.port)
         welcome = await client.hello("first")
         assert welcome["type"] == "welcome"
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+        served.interrupt()
 
 
 async def test_sigterm_during_a_match_tells_clients_and_keeps_the_database(tmp_path):
     db = tmp_path / "matches.sqlite3"
-    proc, port = start_server(db)
+    served = ServerProcess("--bot-delay", "0.05", db=db)
     try:
-        client = await Raw.connect(port)
+        client = await Raw.connect(served.port)
         await client.hello("ann")
         client.send({"type": "create", "seats": 3, "id": 1})
         await client.until("ok", id=1)
         for i in range(2):
             client.send({"type": "add_bot", "level": "greedy", "id": 2 + i})
         await client.until("round_start")
-        proc.send_signal(signal.SIGTERM)
+        served.proc.send_signal(signal.SIGTERM)
         bye = await client.until("bye")
         assert "shutting down" in bye["reason"]
         assert await client.closed()
-        assert proc.wait(timeout=60) == 0
+        assert served.proc.wait(timeout=60) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        served.stop()
     history = leastscore("history", "--db", str(db))
     assert history.returncode == 0, history.stderr
     assert "aborted" in history.stdout and "ann" in history.stdout
@@ -129,9 +93,9 @@ async def test_sigterm_during_a_match_tells_clients_and_keeps_the_database(tmp_p
 
 async def test_a_finished_match_is_recorded_and_replays(tmp_path):
     db = tmp_path / "matches.sqlite3"
-    proc, port = start_server(db)
+    served = ServerProcess("--bot-delay", "0.05", db=db)
     try:
-        client = await Raw.connect(port)
+        client = await Raw.connect(served.port)
         await client.hello("bo", bot=True)
         client.send({"type": "create", "seats": 2, "rules": {"threshold": 15}, "id": 1})
         await client.until("ok", id=1)
@@ -141,8 +105,7 @@ async def test_a_finished_match_is_recorded_and_replays(tmp_path):
         store = MatchDatabase(str(db))  # the server's store writes on its own thread
         await wait_for(lambda: any(r.status == "finished" for r in store.matches()))
     finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=60) == 0
+        assert served.interrupt() == 0
     history = leastscore("history", "--db", str(db))
     assert "1. " in history.stdout and "bo" in history.stdout
     checked = leastscore("replay", "1", "--db", str(db), "--check")
@@ -160,14 +123,13 @@ def test_the_lan_address_is_an_ipv4_address():
 
 
 def test_serve_fails_clearly_on_a_busy_port(tmp_path):
-    taken, port2 = start_server(tmp_path / "b.sqlite3")
+    taken = ServerProcess(db=tmp_path / "b.sqlite3")
     try:
-        again = leastscore("serve", "--port", str(port2), "--no-db")
+        again = leastscore("serve", "--port", str(taken.port), "--no-db")
         assert again.returncode != 0
         assert "cannot listen on 127.0.0.1" in again.stderr and "Traceback" not in again.stderr
     finally:
-        taken.terminate()
-        taken.wait(timeout=60)
+        taken.stop()
     assert leastscore("history", "--db", str(tmp_path / "none.sqlite3")).returncode != 0
 
 

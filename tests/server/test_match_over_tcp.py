@@ -21,8 +21,7 @@ from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, raw_player, serving
+from ..support.server import Raw, answer, raw_player, serving, wait_for
 
 EVENT_TYPES = {
     "match_start",
@@ -237,18 +236,6 @@ async def test_a_vanished_player_is_replaced_by_a_bot_after_the_grace_period(ser
     assert results[0]["type"] == "match_end"
 
 
-def _answer(turn: dict[str, Any], msg_id: int) -> dict[str, Any]:
-    """A play answering ``turn`` (a ``turn`` or a snapshot's ``match``), with its stamp."""
-    return {
-        "type": "play",
-        "id": msg_id,
-        "discard": turn["legal"][-1],
-        "take": "deck" if turn["can_draw"] else turn["open"][0],
-        "round": turn["round"],
-        "turn": turn["turn"],
-    }
-
-
 async def _own_turn(client: Raw) -> dict[str, Any]:
     turn = await client.until("turn", timeout=30)
     while "hand" not in turn:
@@ -271,16 +258,16 @@ async def test_resumed_after_a_bot_took_the_seat_the_snapshot_is_answered_as_it_
         await bea.until("ok", id=1)
         first = await bea.until("turn", timeout=30)
         if first["seat"] == 1:  # bea moves first: once, then ann is told of her turn
-            bea.send(_answer(first, 2))
+            bea.send(answer(first, 2))
             await bea.until("ok", id=2)
         turn = await _own_turn(ann)  # ann is told of a turn and answers it...
-        ann.send(_answer(turn, 10))
+        ann.send(answer(turn, 10))
         await ann.until("ok", id=10)
         bea_turn = await _own_turn(bea)  # ...and vanishes while bea is to move
         ann.writer.transport.abort()
         await bea.until("player_left", seat=0)
         await bea.until("player_replaced", seat=0)  # the grace is over: a bot has the seat
-        bea.send(_answer(bea_turn, 3))
+        bea.send(answer(bea_turn, 3))
         await bea.until("ok", id=3)
         asked = await bea.until("turn", seat=0)  # the bot is asked for ann's seat
         back = await Raw.connect(server.port)
@@ -293,7 +280,7 @@ async def test_resumed_after_a_bot_took_the_seat_the_snapshot_is_answered_as_it_
             asked["turn"],
         )
         assert match["legal"], "the snapshot says it is ann's move"
-        back.send(_answer(match, 4))
+        back.send(answer(match, 4))
         assert await back.until_any({"ok", "error"}) == {"type": "ok", "id": 4}
         await bea.until("played", seat=0)
         back.close()

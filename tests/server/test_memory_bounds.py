@@ -13,8 +13,7 @@ from leastscore.game import groups
 from leastscore.server import cli
 from leastscore.server.app import Server
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, raw_player
+from ..support.server import Raw, raw_player, wait_for
 
 
 async def test_a_spectator_who_disconnects_is_forgotten(server: Server):

@@ -12,7 +12,7 @@ import pytest
 from leastscore.protocol import errors
 from leastscore.server.app import Server
 
-from .conftest import Raw, serving
+from ..support.server import Raw, serving
 
 
 async def locked_table(server: Server, password: str = "4711") -> str:

@@ -10,8 +10,7 @@ import pytest
 from leastscore.protocol import errors
 from leastscore.protocol import frame as framed
 
-from ..bots.helpers import wait_for
-from .conftest import Raw, serving
+from ..support.server import Raw, serving, wait_for
 
 
 async def still_works(client: Raw, msg_id: int) -> None:

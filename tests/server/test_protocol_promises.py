@@ -25,9 +25,8 @@ from leastscore.server.session import WARN_EVERY, RateLimit
 
 from leastscore import protocol
 
-from ..bots.helpers import wait_for
-from ..protocol.test_client_promises import minimal, nested
-from .conftest import Raw, raw_player
+from ..support.messages import minimal, nested
+from ..support.server import Raw, raw_player, wait_for
 
 
 def frame(message: Any) -> bytes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leastscore.server.app import Server
 
-from .conftest import Raw
+from ..support.server import Raw
 
 
 async def test_two_bots_of_one_level_have_the_names_the_match_uses(server: Server) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from leastscore.server.app import Server
 
-from .conftest import Raw, raw_player
+from ..support.server import Raw, raw_player
 
 
 def _held(client: Raw) -> set[str]:

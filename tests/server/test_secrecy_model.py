@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
 
-from .conftest import Raw
+from ..support.server import Raw
 
 CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
 CARD_IN_TEXT = re.compile(r"\b[A2-9TJQK][CDHS]\b")

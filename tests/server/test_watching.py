@@ -7,7 +7,7 @@ import asyncio
 import msgspec
 from leastscore.server.app import Server
 
-from .conftest import Raw, raw_player
+from ..support.server import Raw, raw_player
 
 
 async def test_a_spectator_at_a_full_table_between_matches_starts_nothing(server: Server):

@@ -9,7 +9,7 @@ import pytest
 from leastscore.protocol import errors
 from leastscore.server.app import Server
 
-from .conftest import Raw
+from ..support.server import Raw
 
 
 async def greeted(server: Server) -> Raw:

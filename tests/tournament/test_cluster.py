@@ -21,7 +21,8 @@ from leastscore.tournament.running.cluster import (
     parse_cluster,
 )
 
-from .helpers import bots, by_bot, program, stderr_lines, tournament
+from ..support.cli import started
+from ..support.contest import bots, by_bot, program, stderr_lines, tournament
 
 distributed = pytest.importorskip("distributed")
 
@@ -85,18 +86,16 @@ def _lines(path: Path) -> int:
         return 0
 
 
-def _run_on(cluster: distributed.LocalCluster, out: Path, stderr: int) -> subprocess.Popen[bytes]:
+def _run_on(cluster: distributed.LocalCluster, out: Path, stderr: int) -> subprocess.Popen[str]:
     """The tournament of ``DEFINITION`` on ``cluster``, started in the background."""
-    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
     address = f"--cluster={cluster.scheduler_address}"
-    return subprocess.Popen(
-        [*command, address, "--format=json", f"--out={out}"],
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-    )
+    return started(
+        "tournament", *DEFINITION, address, "--format=json", f"--out={out}",
+        stdout=subprocess.DEVNULL, stderr=stderr,
+    )  # fmt: skip
 
 
-def _wait_for_lines(process: subprocess.Popen[bytes], path: Path, count: int) -> None:
+def _wait_for_lines(process: subprocess.Popen[str], path: Path, count: int) -> None:
     deadline = time.monotonic() + WAIT
     while _lines(path) < count:
         assert process.poll() is None, "the run ended before it could be interrupted"
@@ -130,7 +129,7 @@ def test_a_worker_killed_mid_run_changes_nothing(
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 0, stderr.decode()
+    assert process.returncode == 0, stderr
     assert (out / "standings.json").read_bytes() == reference
     assert _fixtures(out) == list(range(MATCHES))
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import bots, tournament
+from ..support.contest import bots, tournament
 
 pytest.importorskip("distributed", reason="the cluster extra (dask distributed) is not installed")
 

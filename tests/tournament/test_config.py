@@ -12,7 +12,7 @@ from leastscore.tournament.pure.entrants import bot_factory, parse_entrant
 from leastscore.tournament.pure.report import document
 from leastscore.tournament.pure.stats import Tally
 
-from .helpers import MISBEHAVING, tournament
+from ..support.contest import MISBEHAVING, tournament
 
 
 def test_entrant_specs():

@@ -13,7 +13,7 @@ import time
 
 from leastscore.game import read_log, replay
 
-from .helpers import MISBEHAVING, PLAYER, by_bot, load, program, tournament
+from ..support.contest import MISBEHAVING, PLAYER, by_bot, load, program, tournament
 
 ROOMY = 60.0
 """Seconds a move may take where no bot is meant to run out of time."""

@@ -15,7 +15,7 @@ from leastscore.tournament.pure.per_deal import (
     t_quantile,
 )
 
-from .helpers import bots, tournament
+from ..support.contest import bots, tournament
 
 
 @pytest.mark.parametrize(

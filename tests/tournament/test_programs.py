@@ -7,7 +7,7 @@ from pathlib import Path
 
 from leastscore.tournament.pure.entrants import parse_entrant, parse_spec
 
-from .helpers import PLAYER, bots, tournament
+from ..support.contest import PLAYER, bots, tournament
 
 
 def test_quotes_around_a_command_are_optional() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import bots, by_bot, program, stderr_lines, tournament
+from ..support.contest import bots, by_bot, program, stderr_lines, tournament
 
 FAILS = (
     "import sys\n"

@@ -11,7 +11,7 @@ from leastscore.tournament.pure.report import rich_table, to_html
 from leastscore.tournament.pure.stats import Tally
 from rich.console import Console
 
-from .helpers import bots, tournament
+from ..support.contest import bots, tournament
 
 
 def config() -> TournamentConfig:

@@ -6,14 +6,14 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from leastscore.game import read_log, replay
 
-from .helpers import HERE, bots, tournament
+from ..support.cli import started
+from ..support.contest import bots, tournament
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -57,12 +57,10 @@ def _lines(path: Path) -> int:
 
 def test_a_killed_run_resumes_to_the_same_standings(reference: bytes, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "leastscore", "tournament", *DEFINITION]
-    process = subprocess.Popen(
-        [*command, "--workers=2", "--format=json", f"--out={out}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process = started(
+        "tournament", *DEFINITION, "--workers=2", "--format=json", f"--out={out}",
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
         while _lines(out / "results.jsonl") < 20 and time.monotonic() < deadline:
@@ -110,7 +108,7 @@ def test_resume_refuses_a_new_definition_and_out_refuses_a_used_directory(
     reason="needs a choice of cores",
 )
 def test_each_worker_keeps_to_a_core_of_its_own_unless_told_not_to(tmp_path: Path) -> None:
-    where = HERE / "where.py"
+    where = Path(__file__).parent / "where.py"
     seen: dict[str, set[str]] = {}
     for flag in ("--affinity", "--no-affinity"):
         notes = tmp_path / flag.strip("-")

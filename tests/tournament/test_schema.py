@@ -11,7 +11,7 @@ import pytest
 from leastscore.tournament.pure.report import Format, StandingsDocument, json_schema
 from leastscore.tournament.pure.stats import EntrantStanding, Rating
 
-from .helpers import bots, program, tournament
+from ..support.contest import bots, program, tournament
 
 DOC = Path(__file__).parents[2] / "TOURNAMENTS.md"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from leastscore.tournament.pure.config import Stage
 
-from .helpers import tournament
+from ..support.contest import tournament
 
 FIELD = [f"--bot=g{i}=builtin:greedy" for i in range(12)] + [
     f"--bot=r{i}=builtin:random" for i in range(12)

@@ -13,7 +13,7 @@ from leastscore.seats.core import LOST_ON_TIME, TimeControl
 from leastscore.tournament.pure.config import build, dump, load, read_toml
 from leastscore.tournament.pure.entrants import parse_entrant
 
-from .helpers import bots, by_bot, program, tournament
+from ..support.contest import bots, by_bot, program, tournament
 
 TWO = [parse_entrant("a=builtin:greedy"), parse_entrant("b=builtin:random")]
 

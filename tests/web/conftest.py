@@ -3,29 +3,38 @@
 Playwright drives the system's ``chromium`` (never a downloaded one). Without either,
 the tests are skipped and say why. Set ``LEASTSCORE_SCREENSHOTS`` to a folder to have
 the tests save the pictures docs/playing.md shows.
+
+Every call to the browser is bounded (see ``tests.support.browser``), and so is a
+browser test as a whole: it fails a little before its pytest-timeout, in its own
+event loop, saying the line it was at and what each page showed, so that the browser
+is closed and the next test starts clean instead of the worker being killed.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
+import functools
+import inspect
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
+
+from ..support.browser import Bounded, pages_shown
 
 CHROMIUM = next(
     (p for p in (os.environ.get("CHROMIUM"), shutil.which("chromium")) if p and Path(p).exists()),
     None,
 )
+MARGIN = 15.0
+"""Seconds before its pytest-timeout at which a browser test is failed here."""
 
 
 @pytest.fixture
-async def browser() -> AsyncIterator[Any]:
+async def browser() -> AsyncIterator[Bounded]:
     if CHROMIUM is None:
         pytest.skip("no browser: install Debian's chromium (apt-get install chromium)")
     try:
@@ -33,36 +42,49 @@ async def browser() -> AsyncIterator[Any]:
     except ImportError:
         pytest.skip("no browser driver: pip install playwright (it uses the system chromium)")
     async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        chromium = await p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox"], timeout=60_000
+        )
         try:
-            yield chromium
+            yield Bounded(chromium, "browser")
         finally:
-            await chromium.close()
+            try:
+                async with asyncio.timeout(30):
+                    await chromium.close()
+            except TimeoutError:  # leaving async_playwright ends its driver, and the browser
+                pass
 
 
-def screenshot_path(name: str) -> Path | None:
-    folder = os.environ.get("LEASTSCORE_SCREENSHOTS")
-    return Path(folder) / f"{name}.png" if folder else None
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every async test that uses the browser its deadline (see the docstring)."""
+    default = float(config.getini("timeout") or 0)
+    for item in items:
+        function = getattr(item, "obj", None)
+        if "browser" not in getattr(item, "fixturenames", ()):
+            continue
+        if not inspect.iscoroutinefunction(function):
+            continue
+        marker = item.get_closest_marker("timeout")
+        limit = float(marker.args[0]) if marker and marker.args else default
+        if limit > MARGIN:
+            item.obj = _within(function, limit - MARGIN)  # type: ignore[attr-defined]
 
 
-@contextlib.asynccontextmanager
-async def web_server(**config: Any) -> AsyncIterator[tuple[Server, Any]]:
-    """A real server on loopback with its web view on a free port, for a test."""
-    from leastscore.server.web import WebView  # aiohttp: the tests that need it skip without
+def _within(test: Callable[..., Any], seconds: float) -> Callable[..., Any]:
+    @functools.wraps(test)
+    async def bounded(*args: Any, **kwargs: Any) -> None:
+        deadline = asyncio.timeout(seconds)
+        try:
+            async with deadline:
+                await test(*args, **kwargs)
+        except TimeoutError as e:
+            if not deadline.expired():
+                raise
+            browser = kwargs.get("browser")
+            shown = await pages_shown(browser) if isinstance(browser, Bounded) else ""
+            raise AssertionError(
+                f"the test did not end in {seconds:g} s (the line it was at is in the "
+                f"traceback above); the pages showed:\n{shown}"
+            ) from e
 
-    server = Server(ServerConfig(port=0, **config))
-    await server.start()
-    view = WebView(server, "127.0.0.1", 0)
-    await view.start()
-    server.web = view
-    try:
-        yield server, view
-    finally:
-        await server.shutdown()
-
-
-async def sit_down(page: Any, address: str, name: str) -> None:
-    """Open the page to play and give a name: the tables and the create form come up."""
-    await page.goto(address + "#/play")
-    await page.get_by_label("Your name").fill(name)
-    await page.get_by_role("button", name="Sit down").click()
+    return bounded

@@ -25,7 +25,7 @@ from ..arena.test_arena_end_to_end import (
     leastscore,
     reference,
 )
-from .conftest import screenshot_path
+from ..support.browser import screenshot_path
 
 
 def secret_in_each_line(events: list[Event]) -> list[set[str]]:

@@ -19,12 +19,16 @@ from leastscore.game import Declared
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
 
-from ..client.helpers import Terminal, value
-from ..client.test_play import choose
-from .conftest import screenshot_path, sit_down, web_server
-from .test_live import no_sideways_scroll, public_cards
-from .test_play_page import my_move, stalls_explained
-from .test_play_socket import visible_to
+from ..support.browser import (
+    my_move,
+    no_sideways_scroll,
+    screenshot_path,
+    sit_down,
+    stalls_explained,
+    web_server,
+)
+from ..support.cards import public_cards, visible_to
+from ..support.terminal import Terminal, choose, value
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -48,27 +52,24 @@ async def picture(page: Any, name: str) -> None:
         await page.screenshot(path=str(shot), full_page=wide)
 
 
-def play_in_a_terminal(port: int, name: str) -> int:
-    """``name`` sits at the table from the terminal client and plays it to the end,
-    typing moves as a person would; the number of moves made."""
-    term = Terminal("--server", f"127.0.0.1:{port}", "--name", name)
-    try:
-        term.expect(r"Connected to")
-        term.type("tables")
-        term.expect(r"Friday night")
-        term.type("join 1")
-        moves = 0
-        while True:
-            found = term.expect(r"Your turn: \d+ s to move|Final standings", timeout=120)
-            if found.group(0) == "Final standings":
-                return moves
-            term.pos = found.start()
-            hand, open_cards, line = term.my_turn()
-            low = "You may declare" in line and sum(value(c) for c in hand) <= 5
-            term.type("declare" if low else choose(hand, open_cards))
-            moves += 1
-    finally:
-        term.kill()
+def play_in_a_terminal(term: Terminal) -> int:
+    """The terminal's player sits at the table and plays it to the end, typing moves as
+    a person would; the number of moves made. (Run on a thread, which nothing can
+    cancel: the test ends it by killing the client, which ends every wait here.)"""
+    term.expect(r"Connected to")
+    term.type("tables")
+    term.expect(r"Friday night")
+    term.type("join 1")
+    moves = 0
+    while True:
+        found = term.expect(r"Your turn: \d+ s to move|Final standings", timeout=120)
+        if found.group(0) == "Final standings":
+            return moves
+        term.pos = found.start()
+        hand, open_cards, line = term.my_turn()
+        low = "You may declare" in line and sum(value(c) for c in hand) <= 5
+        term.type("declare" if low else choose(hand, open_cards))
+        moves += 1
 
 
 async def play_through(
@@ -139,12 +140,16 @@ async def test_people_in_browsers_and_a_terminal_play_a_bot_and_a_friend_watches
         await picture(friend, "table-390")
         await friend.set_viewport_size(LAPTOP)
 
-    played = await asyncio.gather(  # Lola takes the last seat: the match starts
-        play_through(maria, server, "play-390", 2),
-        play_through(jun, server, "play-1280", 3, typed=True),
-        asyncio.to_thread(play_in_a_terminal, server.port, "Lola"),
-        watch(),
-    )
+    lola = Terminal("--server", f"127.0.0.1:{server.port}", "--name", "Lola")
+    try:
+        played = await asyncio.gather(  # Lola takes the last seat: the match starts
+            play_through(maria, server, "play-390", 2),
+            play_through(jun, server, "play-1280", 3, typed=True),
+            asyncio.to_thread(play_in_a_terminal, lola),
+            watch(),
+        )
+    finally:
+        lola.kill()
     assert all(played[:3]) and not errors, (played, errors)
 
     match = table.match

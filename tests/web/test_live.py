@@ -4,29 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from leastscore.game import Declared, Event, MatchStarted, Played, RoundStarted
+from leastscore.game import Declared, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.seats.narrate import describe
 from leastscore.server.app import Server
 from leastscore.server.store import MatchDatabase
 
-from ..server.conftest import Raw
-from .conftest import web_server
+from ..support.browser import no_sideways_scroll, web_server
+from ..support.cards import cards_in, public_cards
+from ..support.cli import leastscore
+from ..support.server import Raw
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
 from leastscore.server.web import WebView
 
 HOSTILE = "<img src=x onerror=alert(1)>"
-CARD = re.compile(r"^[A23456789TJQK][CDHS]$")
 SIZES = [(1280, 800), (390, 844)]
 
 
@@ -35,33 +32,6 @@ async def viewed(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
     db = str(tmp_path / "matches.sqlite3")
     async with web_server(db=db, bot_delay=0.0, grace_period=1.0) as served:
         yield served
-
-
-def public_cards(log: list[Event]) -> dict[int, set[str]]:
-    """By round, the cards a spectator may see: the open card dealt, every discard and
-    card taken, and the hands revealed at the declaration. Everything else is hidden."""
-    public: dict[int, set[str]] = {0: set()}
-    round_ = 0
-    for event in log:
-        if isinstance(event, RoundStarted):
-            round_ = event.round
-            public[round_] = set(event.open)
-        elif isinstance(event, Played):
-            public[round_] |= set(event.discard) | ({event.took} if event.took else set())
-        elif isinstance(event, Declared):
-            for hand in event.hands:
-                public[round_] |= set(hand or ())
-    return public
-
-
-def cards_in(obj: Any) -> set[str]:
-    if isinstance(obj, str):
-        return {obj} if CARD.match(obj) else set()
-    if isinstance(obj, dict):
-        return set().union(*(cards_in(v) for v in obj.values())) if obj else set()
-    if isinstance(obj, list):
-        return set().union(*(cards_in(v) for v in obj)) if obj else set()
-    return set()
 
 
 async def seat_against_bot(server: Server, name: str) -> tuple[Raw, str]:
@@ -100,21 +70,6 @@ async def play_one(player: Raw, next_id: int) -> bool:
         return False
     await move(player, turn, next_id)
     return True
-
-
-WIDER = """width => [...document.querySelectorAll("body *")]
-    .filter(e => e.getBoundingClientRect().right > width)
-    .map(e => `${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.outerHTML.slice(0, 160)}`)
-    .slice(0, 6)"""
-
-
-async def no_sideways_scroll(page: Any) -> None:
-    """The page fits its width; when not, the message names what sticks out."""
-    wide = await page.evaluate("document.documentElement.scrollWidth")
-    width = await page.evaluate("window.innerWidth")
-    if wide > width:
-        wider = await page.evaluate(WIDER, width)
-        raise AssertionError(f"the page scrolls sideways ({wide} > {width}): {wider}")
 
 
 async def test_a_live_match_advances_on_the_page_and_shows_no_hidden_card(
@@ -245,13 +200,9 @@ async def test_a_replay_steps_through_the_positions_leastscore_replay_prints(
     match_id = records[0].id
     log = MatchDatabase(db).log(match_id)
     assert log is not None
-    printed = subprocess.run(
-        [sys.executable, "-m", "leastscore", "replay", str(match_id), "--db", db],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "COLUMNS": "500"},  # an event a line, never wrapped
-    ).stdout.splitlines()
+    shown = leastscore("replay", str(match_id), "--db", db, env={"COLUMNS": "500"})
+    assert shown.returncode == 0, shown.stderr  # COLUMNS: an event a line, never wrapped
+    printed = shown.stdout.splitlines()
     printed = [line.strip() for line in printed]
 
     page = await browser.new_page(viewport={"width": 1280, "height": 800})

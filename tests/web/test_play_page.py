@@ -7,8 +7,6 @@ engine's full log: no card of another seat's hand ever reaches it.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,9 +14,8 @@ import pytest
 from leastscore.game.cards import BY_NAME, NAMES, VALUE
 from leastscore.server.app import Server
 
-from .conftest import sit_down, web_server
-from .test_live import no_sideways_scroll, public_cards
-from .test_play_socket import visible_to
+from ..support.browser import my_move, no_sideways_scroll, sit_down, stalls_explained, web_server
+from ..support.cards import public_cards, visible_to
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -40,48 +37,6 @@ async def against_a_bot(page: Any, address: str, name: str) -> None:
     await page.locator("#hand.to-move").wait_for(timeout=60_000)
 
 
-async def my_move(page: Any, typed: bool = False) -> bool:
-    """Make one move on the page when it is this player's: declare at 4 or less, else
-    discard the highest card alone and draw; by tap and click, or ``typed`` the
-    terminal's way. False when the match is over."""
-    await page.locator("#standings, #hand.to-move").first.wait_for(timeout=60_000)
-    if await page.locator("#standings").count():
-        return False
-    asked = await page.locator("#hand.to-move").get_attribute("data-move")
-    hand = await page.locator("#hand .card-button").evaluate_all("e => e.map(b => b.dataset.card)")
-    declare = page.locator("#hand button.declare")
-    can_declare = await declare.is_enabled()
-    if typed:
-        highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
-        can_draw = await page.locator("#hand button.draw").get_attribute("disabled") is None
-        take = (
-            "deck"
-            if can_draw
-            else "take " + await page.locator("#hand button.take").first.get_attribute("data-card")
-        )
-        low = sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and can_declare
-        field = page.locator("#hand form.typed input")
-        await field.fill("declare" if low else f"{highest.lower()} {take}")
-        await field.press("Enter")
-    elif sum(VALUE[BY_NAME[c]] for c in hand) <= 4 and can_declare:
-        await declare.click()
-    else:
-        highest = max(hand, key=lambda c: (VALUE[BY_NAME[c]], c))
-        await page.locator(f"#hand .card-button[data-card='{highest}']").click()
-        assert "take" in (await page.locator("#hand .selection").inner_text()).lower()
-        draw = page.locator("#hand button.draw")
-        await (draw if await draw.is_enabled() else page.locator("#hand button.take").first).click()
-    await page.wait_for_function(  # the move was taken: the page asks another, or none
-        "asked => { const h = document.querySelector('#hand.to-move');"
-        " return !h || h.dataset.move !== asked; }",
-        arg=asked,
-        timeout=30_000,
-    )
-    refused = page.locator(".notice.refused")
-    assert not await refused.count(), await refused.inner_text()
-    return True
-
-
 async def touch_targets_are_big_enough(page: Any) -> None:
     """Every button, card, field and choice on the page is at least 44 px each way."""
     small = await page.eval_on_selector_all(
@@ -90,32 +45,6 @@ async def touch_targets_are_big_enough(page: Any) -> None:
         ".filter(([_, r]) => r.width > 0 && (r.width < 44 || r.height < 44))",
     )
     assert not small, small
-
-
-@contextlib.asynccontextmanager
-async def stalls_explained(page: Any, server: Server, step: str) -> AsyncIterator[None]:
-    """Fail a step that has not ended in 120 s with what the server and the page were at.
-
-    Each of the browser's waits has its own limit, yet a full run once spent 300 s in this
-    match with no wait failing (the browser or its driver stopped answering): this says
-    where, instead of a bare timeout."""
-    try:
-        async with asyncio.timeout(120):
-            yield
-    except TimeoutError:
-        tables = [
-            (t.match.round, t.match.turn, t.match.to_move, t.match.over)
-            for t in server.lobby.tables.values()
-            if t.match is not None
-        ]
-        try:
-            async with asyncio.timeout(10):
-                shown = await page.evaluate("document.body.innerText")
-        except TimeoutError:
-            shown = "(the page did not answer in 10 s)"
-        pytest.fail(
-            f"{step}: no end in 120 s; (round, turn, to move, over) {tables}; page: {shown[:2000]}"
-        )
 
 
 @pytest.mark.timeout(300)  # a whole match of four: slow when the machine is busy

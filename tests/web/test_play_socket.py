@@ -14,14 +14,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from leastscore.game import Event, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.protocol import decode_server
 from leastscore.server.app import Server
 
-from ..server.conftest import Raw, raw_player
-from .conftest import web_server
-from .test_live import cards_in, public_cards
+from ..support.browser import web_server
+from ..support.cards import cards_in, visible_to
+from ..support.server import Raw, raw_player
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -84,20 +83,6 @@ class Socket:
     async def close(self) -> None:
         await self.ws.close()
         await self.http.close()
-
-
-def visible_to(log: list[Event], seat: int) -> dict[int, set[str]]:
-    """By round, the cards ``seat`` may see: the public ones, its own hand as dealt
-    and every card it drew."""
-    seen = public_cards(log)
-    round_ = 0
-    for event in log:
-        if isinstance(event, RoundStarted):
-            round_ = event.round
-            seen[round_] |= set(event.hands[seat] or ())
-        elif isinstance(event, Played) and event.seat == seat and event.drawn:
-            seen[round_].add(event.drawn)
-    return seen
 
 
 async def play_to_the_end(player: Socket) -> dict[str, Any]:

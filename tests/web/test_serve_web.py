@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from ..support.cli import leastscore, started, stop
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
@@ -26,12 +27,7 @@ def test_the_page_needs_no_build_and_no_cdn_and_weighs_under_150_kb() -> None:
 
 
 def test_serve_web_prints_the_address_and_serves_the_view(tmp_path: Path) -> None:
-    server = subprocess.Popen(
-        [sys.executable, "-m", "leastscore", "serve", "--port=0", "--no-db", "--web=0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    server = started("serve", "--port=0", "--no-db", "--web=0", stderr=subprocess.DEVNULL)
     try:
         assert server.stdout is not None
         lines = [server.stdout.readline(), server.stdout.readline()]
@@ -43,15 +39,9 @@ def test_serve_web_prints_the_address_and_serves_the_view(tmp_path: Path) -> Non
         with urllib.request.urlopen(address + "api/lobby", timeout=30) as reply:
             assert reply.read() == b'{"tables":[],"history":false}'
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
 
 
 def test_a_bad_web_address_is_refused_clearly() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "leastscore", "serve", "--port=0", "--no-db", "--web=here"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = leastscore("serve", "--port=0", "--no-db", "--web=here")
     assert done.returncode == 2 and "--web wants [HOST:]PORT" in done.stderr

@@ -8,7 +8,6 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -16,7 +15,8 @@ import pytest
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from ..tournament.helpers import bots
+from ..support.cli import started
+from ..support.contest import bots
 
 
 def read_until(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
@@ -34,15 +34,12 @@ def read_until(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
 
 def test_the_final_report_stays_served_until_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "leastscore", "tournament"]
-    command += bots(a="builtin:greedy", b="builtin:random")
-    command += ["--seats=2", "--deals=2", "--seed=3", "--workers=1", "--web=127.0.0.1:0"]
-    proc = subprocess.Popen(
-        [*command, "--quiet", f"--out={out}"],
+    proc = started(
+        "tournament", *bots(a="builtin:greedy", b="builtin:random"),
+        "--seats=2", "--deals=2", "--seed=3", "--workers=1", "--web=127.0.0.1:0",
+        "--quiet", f"--out={out}",
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    )  # fmt: skip
     try:
         live = read_until(proc, r"the tournament live at (http://127\.0\.0\.1:\d+/)").group(1)
         final = read_until(proc, r"the final standings stay at (\S+) until Ctrl-C").group(1)

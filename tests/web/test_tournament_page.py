@@ -12,8 +12,8 @@ from leastscore.tournament.pure import report
 from leastscore.tournament.pure.stats import Tally
 from leastscore.tournament.running.store import Store
 
-from ..tournament.helpers import bots, tournament
-from .conftest import screenshot_path
+from ..support.browser import screenshot_path
+from ..support.contest import bots, tournament
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 

@@ -1,4 +1,5 @@
-"""The real client in a real pseudo-terminal, a real server process, and a cable to cut."""
+"""``leastscore play`` in a real pseudo-terminal, read as a person reads it, and a cable
+between client and server to cut."""
 
 from __future__ import annotations
 
@@ -7,19 +8,18 @@ import os
 import re
 import socket
 import string
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pexpect
 import pyte
 
 from leastscore.lang import _, speaking
 
-ROOT = Path(__file__).resolve().parents[2]
+from .cli import ROOT
+
 ESCAPES = re.compile(
     r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
     r"|\x1b\][^\x07\x1b]*(\x07|\x1b\\)"  # OSC: window titles
@@ -40,6 +40,15 @@ def card_names(text: str) -> list[str]:
 
 def value(card: str) -> int:
     return VALUES.get(card[0]) or int(card[0])
+
+
+def choose(hand: list[str], open_cards: list[str]) -> str:
+    """A sensible move typed the way a person would: shed the highest card, take a low one."""
+    high = max(hand, key=lambda c: (value(c), c))
+    low = min(open_cards, key=value)
+    if value(low) <= 3:
+        return f"{high.lower()} {low.lower()}"  # the short form: KS 2C
+    return f"{high} deck"
 
 
 class Terminal:
@@ -177,45 +186,6 @@ class Words:
             if name is not None:
                 out.append(fields.get(name, ".+?"))
         return "".join(out)
-
-
-class ServerProcess:
-    """``leastscore serve`` on a free loopback port."""
-
-    def __init__(self, *extra: str) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "leastscore",
-                "serve",
-                "--port",
-                "0",
-                "--no-db",
-                "--no-uvloop",
-                "--bot-delay",
-                "0",
-                "-q",
-                *extra,
-            ],
-            cwd=str(ROOT),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        found = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-        assert found, f"the server said {line!r}"
-        self.port = int(found.group(1))
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 class Cable:
