@@ -63,7 +63,7 @@ def invite(folder: Path, name: str) -> None:
 @arena.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("level")
-@click.option("--name", help="The reference's name on the leaderboard.  [default: LEVEL-ref]")
+@click.option("--name", help="Its name on the leaderboard, LEVEL-ref when not given.")
 def reference(folder: Path, level: str, name: str | None) -> None:
     """Enter the built-in LEVEL as a reference entrant (a yardstick for the authors)."""
     from leastscore.bots import BUILTIN
@@ -101,9 +101,10 @@ def reference(folder: Path, level: str, name: str | None) -> None:
 @click.option(
     "--sandbox",
     type=click.Choice(["bwrap", "limits", "none"]),
-    help="How programs are contained, over arena.toml's: bwrap (the default: refuse to "
-    "start where programs cannot be sealed), or limits or none, which let programs "
-    "read your files and use the network: only among people who trust each other.",
+    help="How programs are contained, over arena.toml's: bwrap, which refuses to start "
+    "where programs cannot be sealed (what auto means here), or limits or none, which "
+    "let programs read your files and use the network: only among people who trust "
+    "each other.",
 )
 def serve(folder: Path, host: str, port: int, cluster: str | None, sandbox: str | None) -> None:
     """Run the arena kept in FOLDER (its settings in FOLDER/arena.toml)."""

@@ -68,7 +68,8 @@ async def test_a_visitor_clicks_from_the_leaderboard_to_a_replay(
         await page.click("text=greedy-ref")
         await page.wait_for_selector("text=Recent matches")
         shown = await page.inner_text("body")
-        assert re.search(r"In its last 200 tables: faults \d+ timeouts", shown), shown
+        recent = r"In its last 200 tables, every version: faults \d+ timeouts"
+        assert re.search(recent, shown), shown
         await page.fill("input[name=token]", tokens["greedy-ref"])
         await page.click("button:has-text('Show')")
         await page.locator("h3", has_text="version 1: accepted").wait_for()
