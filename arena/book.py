@@ -13,6 +13,8 @@ import hashlib
 import secrets
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,12 +118,25 @@ class Book:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """What is written inside, written whole or not at all. Why not ``with self.db``:
+        in autocommit mode (``isolation_level=None``) it begins nothing, and each
+        statement was its own transaction (a table's end, one commit per row)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     @classmethod
     def open(cls, path: Path) -> Book:
         """The book, with what a kill interrupted put back: tables in play forgotten
         (they are played again), submissions being built built again."""
         book = cls(path)
-        with book.db:
+        with book.transaction():
             book._forget("SELECT id FROM tables_played WHERE state = 'playing'")
             book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
             book.db.execute(
@@ -137,7 +152,7 @@ class Book:
 
     def forget_table(self, table_id: int) -> None:
         """A table that could not be played: as if it had never begun."""
-        with self.db:
+        with self.transaction():
             self._forget("SELECT ?", (table_id,))
 
     def close(self) -> None:
@@ -169,7 +184,7 @@ class Book:
         return list(self.db.execute("SELECT name, disqualified FROM authors ORDER BY name"))
 
     def disqualify(self, name: str, why: str) -> None:
-        with self.db:
+        with self.transaction():
             found = self.db.execute(
                 "UPDATE authors SET disqualified = ? WHERE name = ?", (why, name)
             ).rowcount
@@ -182,7 +197,7 @@ class Book:
     def submit(self, author: str, state: str = "waiting") -> Submission:
         """A new version of ``author``'s bot, waiting to be built (``receiving``: its
         files are still being unpacked, and nothing builds it until ``received``)."""
-        with self.db:
+        with self.transaction():
             (last,) = self.db.execute(
                 "SELECT COALESCE(MAX(version), 0) FROM submissions WHERE author = ?", (author,)
             ).fetchone()
@@ -220,7 +235,7 @@ class Book:
     def judged(self, id: int, accepted: bool, log: str, run: str | None) -> None:
         """The build and check are over: an accepted version plays from now on."""
         state = "accepted" if accepted else "rejected"
-        with self.db:
+        with self.transaction():
             self.db.execute(
                 "UPDATE submissions SET state = ?, log = ?, run = ? WHERE id = ?",
                 (state, log, run, id),
@@ -272,7 +287,7 @@ class Book:
     ) -> None:
         """A table's matches (and where each author's standard error for it lies),
         written with the table's end in one transaction."""
-        with self.db:
+        with self.transaction():
             for author, (path, start, end) in (stderr or {}).items():
                 self.db.execute(
                     "INSERT INTO stderr (table_id, author, path, start, end) "

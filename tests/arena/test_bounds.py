@@ -1,0 +1,77 @@
+"""What the arena's work costs stays bounded as its book grows: counted, never timed.
+
+Work is counted in SQLite's virtual-machine steps (a progress handler called every
+``STEP`` instructions), in statements and commits (the trace callback), in rows
+handed out at once, in fits, and in bytes (tracemalloc, which numpy reports to).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from leastscore.arena.book import Book
+from leastscore.arena.config import ArenaConfig
+from leastscore.arena.service import Arena
+
+STEP = 100
+"""SQLite instructions between two calls of the progress handler."""
+
+
+def result(places: list[int], timeouts: int = 0) -> bytes:
+    seats = [{"place": p, "timeouts": timeouts, "cpu_seconds": 0.01} for p in places]
+    return msgspec.json.encode({"fixture": 0, "seats": seats})
+
+
+def arena_with(tmp_path: Path, names: list[str]) -> Arena:
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    for name in names:
+        arena.book.invite(name)
+        arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
+    return arena
+
+
+@contextmanager
+def counting(book: Book) -> Iterator[dict[str, Any]]:
+    """SQLite's steps (in ``STEP``s) and the statements run inside the block."""
+    counts: dict[str, Any] = {"steps": 0, "statements": []}
+
+    def tick() -> int:
+        counts["steps"] += 1
+        return 0
+
+    book.db.set_progress_handler(tick, STEP)
+    book.db.set_trace_callback(counts["statements"].append)
+    try:
+        yield counts
+    finally:
+        book.db.set_progress_handler(None, STEP)
+        book.db.set_trace_callback(None)
+
+
+def test_a_table_s_end_is_one_transaction(tmp_path: Path) -> None:
+    """``with db`` begins nothing on a connection in autocommit mode: each of a table's
+    rows was committed on its own, and a failure half-way left half a table."""
+    arena = arena_with(tmp_path, ["ann", "bo"])
+    book = arena.book
+    t = book.begin_table(1, [1, 2])
+    stderr = {"ann": ("a", 0, 0), "bo": ("b", 0, 0)}
+    with counting(book) as counts:
+        book.end_table(t, [((1, 2), result([1, 2])), ((2, 1), result([2, 1]))], stderr)
+    assert [s for s in counts["statements"] if s in ("BEGIN IMMEDIATE", "COMMIT")] == [
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+    ]
+    broken = book.begin_table(2, [1, 2])
+    with pytest.raises(AttributeError):  # the second result is no bytes: the end fails
+        book.end_table(broken, [((1, 2), result([1, 2])), ((2, 1), None)], stderr)  # type: ignore[list-item]
+    assert book.db.execute(
+        "SELECT COUNT(*) FROM stderr WHERE table_id = ?", (broken,)
+    ).fetchone() == (0,)
+    assert book.db.execute(
+        "SELECT COUNT(*) FROM matches WHERE table_id = ?", (broken,)
+    ).fetchone() == (0,)
