@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS stderr (
 );
 CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
 CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
+CREATE INDEX IF NOT EXISTS tables_in_play ON tables_played (id) WHERE state = 'playing';
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -136,14 +137,19 @@ class Book:
         """The book, with what a kill interrupted put back: tables in play forgotten
         (they are played again), submissions being built built again."""
         book = cls(path)
-        with book.transaction():
-            book._forget("SELECT id FROM tables_played WHERE state = 'playing'")
-            book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
-            book.db.execute(
+        book.recover()
+        return book
+
+    def recover(self) -> None:
+        """Put back what a kill interrupted. The tables in play are found by an index of
+        their own (``tables_in_play``), not by reading every table ever played."""
+        with self.transaction():
+            self._forget("SELECT id FROM tables_played WHERE state = 'playing'")
+            self.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
+            self.db.execute(
                 "UPDATE submissions SET state = 'rejected', log = 'rejected: the upload was cut "
                 "short (the arena stopped); send it again\n' WHERE state = 'receiving'"
             )
-        return book
 
     def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
         for child in ("matches", "stderr"):

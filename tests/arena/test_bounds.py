@@ -7,6 +7,7 @@ handed out at once, in fits, and in bytes (tracemalloc, which numpy reports to).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +34,19 @@ def arena_with(tmp_path: Path, names: list[str]) -> Arena:
         arena.book.invite(name)
         arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
     return arena
+
+
+def play(book: Book, tables: int, seats: tuple[int, int] = (1, 2), seed: int = 0) -> None:
+    """``tables`` tables of two, one deal from both seats, through the book's own calls,
+    with each author's note of their standard error, as the arena ends a table."""
+    rng = random.Random(seed)
+    names = dict(book.db.execute("SELECT id, author FROM submissions"))
+    a, b = seats
+    stderr = {names[s]: (f"programs/0/{names[s]}.main.stderr", 0, 0) for s in seats}
+    for _ in range(tables):
+        t = book.begin_table(rng.getrandbits(32), list(seats))
+        first = rng.choice([[1, 2], [2, 1], [1, 1]])
+        book.end_table(t, [((a, b), result(first)), ((b, a), result(first[::-1]))], stderr)
 
 
 @contextmanager
@@ -75,3 +89,14 @@ def test_a_table_s_end_is_one_transaction(tmp_path: Path) -> None:
     assert book.db.execute(
         "SELECT COUNT(*) FROM matches WHERE table_id = ?", (broken,)
     ).fetchone() == (0,)
+
+
+def test_opening_the_book_reads_only_the_tables_in_play(tmp_path: Path) -> None:
+    arena = arena_with(tmp_path, ["ann", "bo"])
+    play(arena.book, 20)
+    with counting(arena.book) as few:
+        arena.book.recover()
+    play(arena.book, 2000)
+    with counting(arena.book) as many:
+        arena.book.recover()
+    assert many["steps"] <= few["steps"] + 2
