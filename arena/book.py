@@ -76,6 +76,10 @@ FAULTS = ("timeouts", "illegal", "crashes")
 """What a seat's result counts as its faults on the leaderboard."""
 
 
+SUBMISSION = "id, author, version, state, submitted, log, run"
+"""A submission's columns, in ``Submission``'s order."""
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -216,20 +220,29 @@ class Book:
 
     def submission(self, id: int) -> Submission:
         row = self.db.execute(
-            "SELECT id, author, version, state, submitted, log, run FROM submissions WHERE id = ?",
-            (id,),
+            f"SELECT {SUBMISSION} FROM submissions WHERE id = ?", (id,)
         ).fetchone()
         if row is None:
             raise KeyError(id)
         return Submission(*row)
 
     def submissions(self, author: str | None = None, state: str | None = None) -> list[Submission]:
+        """Every version (of ``author``, in ``state``), oldest first. The conditions are
+        left out rather than made always true: ``? IS NULL OR author = ?`` would read
+        every version's row, logs and all, where the author's index finds theirs."""
+        where = [f"{column} = ?" for column, value in (("author", author), ("state", state))
+                 if value is not None]  # fmt: skip
         rows = self.db.execute(
-            "SELECT id, author, version, state, submitted, log, run FROM submissions "
-            "WHERE (? IS NULL OR author = ?) AND (? IS NULL OR state = ?) ORDER BY id",
-            (author, author, state, state),
+            f"SELECT {SUBMISSION} FROM submissions WHERE {' AND '.join(where) or 'TRUE'} "
+            "ORDER BY id",
+            tuple(value for value in (author, state) if value is not None),
         )
         return [Submission(*row) for row in rows]
+
+    def authors_of(self, after: int = 0) -> dict[int, str]:
+        """The author of every version after the ``after``-th (ids only: no logs read)."""
+        rows = self.db.execute("SELECT id, author FROM submissions WHERE id > ?", (after,))
+        return dict(rows.fetchall())
 
     def received(self, id: int) -> None:
         """Its files are in place: it waits for its build."""
@@ -270,9 +283,12 @@ class Book:
         )
 
     def playing(self) -> dict[str, Submission]:
-        """Each author's version that plays now."""
-        rows = self.db.execute("SELECT author, submission FROM playing ORDER BY author")
-        return {author: self.submission(id) for author, id in rows.fetchall()}
+        """Each author's version that plays now (one query, not one for each author)."""
+        rows = self.db.execute(
+            f"SELECT {', '.join('s.' + c for c in SUBMISSION.split(', '))} FROM playing p "
+            "JOIN submissions s ON s.id = p.submission ORDER BY p.author"
+        )
+        return {sub.author: sub for sub in (Submission(*row) for row in rows)}
 
     # -- tables -----------------------------------------------------------------------
 

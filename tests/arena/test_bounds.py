@@ -100,3 +100,24 @@ def test_opening_the_book_reads_only_the_tables_in_play(tmp_path: Path) -> None:
     with counting(arena.book) as many:
         arena.book.recover()
     assert many["steps"] <= few["steps"] + 2
+
+
+def test_who_plays_is_one_query(tmp_path: Path) -> None:
+    arena = arena_with(tmp_path, [f"e{i}" for i in range(30)])
+    with counting(arena.book) as counts:
+        assert len(arena.book.playing()) == 30
+    assert len(counts["statements"]) == 1
+
+
+def test_an_author_s_versions_are_found_by_the_author_s_index(tmp_path: Path) -> None:
+    """``? IS NULL OR author = ?`` read every version's row, logs and all."""
+    arena = arena_with(tmp_path, ["ann"])
+    costs = []
+    for others in (30, 300):
+        for i in range(others):
+            arena.book.invite(f"x{others}-{i}")
+            arena.book.judged(arena.book.submit(f"x{others}-{i}").id, True, "ok", "./bot")
+        with counting(arena.book) as counts:
+            assert [s.author for s in arena.book.submissions(author="ann")] == ["ann"]
+        costs.append(counts["steps"])
+    assert costs[1] <= costs[0] + 1
