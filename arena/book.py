@@ -13,6 +13,8 @@ import hashlib
 import secrets
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,12 +67,17 @@ CREATE TABLE IF NOT EXISTS stderr (
 );
 CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
 CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
+CREATE INDEX IF NOT EXISTS tables_in_play ON tables_played (id) WHERE state = 'playing';
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
 FAULTS = ("timeouts", "illegal", "crashes")
 """What a seat's result counts as its faults on the leaderboard."""
+
+
+SUBMISSION = "id, author, version, state, submitted, log, run"
+"""A submission's columns, in ``Submission``'s order."""
 
 
 def token_hash(token: str) -> str:
@@ -116,19 +123,37 @@ class Book:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """What is written inside, written whole or not at all. Why not ``with self.db``:
+        in autocommit mode (``isolation_level=None``) it begins nothing, and each
+        statement was its own transaction (a table's end, one commit per row)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     @classmethod
     def open(cls, path: Path) -> Book:
         """The book, with what a kill interrupted put back: tables in play forgotten
         (they are played again), submissions being built built again."""
         book = cls(path)
-        with book.db:
-            book._forget("SELECT id FROM tables_played WHERE state = 'playing'")
-            book.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
-            book.db.execute(
+        book.recover()
+        return book
+
+    def recover(self) -> None:
+        """Put back what a kill interrupted. The tables in play are found by an index of
+        their own (``tables_in_play``), not by reading every table ever played."""
+        with self.transaction():
+            self._forget("SELECT id FROM tables_played WHERE state = 'playing'")
+            self.db.execute("UPDATE submissions SET state = 'waiting' WHERE state = 'building'")
+            self.db.execute(
                 "UPDATE submissions SET state = 'rejected', log = 'rejected: the upload was cut "
                 "short (the arena stopped); send it again\n' WHERE state = 'receiving'"
             )
-        return book
 
     def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
         for child in ("matches", "stderr"):
@@ -137,7 +162,7 @@ class Book:
 
     def forget_table(self, table_id: int) -> None:
         """A table that could not be played: as if it had never begun."""
-        with self.db:
+        with self.transaction():
             self._forget("SELECT ?", (table_id,))
 
     def close(self) -> None:
@@ -169,7 +194,7 @@ class Book:
         return list(self.db.execute("SELECT name, disqualified FROM authors ORDER BY name"))
 
     def disqualify(self, name: str, why: str) -> None:
-        with self.db:
+        with self.transaction():
             found = self.db.execute(
                 "UPDATE authors SET disqualified = ? WHERE name = ?", (why, name)
             ).rowcount
@@ -182,7 +207,7 @@ class Book:
     def submit(self, author: str, state: str = "waiting") -> Submission:
         """A new version of ``author``'s bot, waiting to be built (``receiving``: its
         files are still being unpacked, and nothing builds it until ``received``)."""
-        with self.db:
+        with self.transaction():
             (last,) = self.db.execute(
                 "SELECT COALESCE(MAX(version), 0) FROM submissions WHERE author = ?", (author,)
             ).fetchone()
@@ -195,20 +220,29 @@ class Book:
 
     def submission(self, id: int) -> Submission:
         row = self.db.execute(
-            "SELECT id, author, version, state, submitted, log, run FROM submissions WHERE id = ?",
-            (id,),
+            f"SELECT {SUBMISSION} FROM submissions WHERE id = ?", (id,)
         ).fetchone()
         if row is None:
             raise KeyError(id)
         return Submission(*row)
 
     def submissions(self, author: str | None = None, state: str | None = None) -> list[Submission]:
+        """Every version (of ``author``, in ``state``), oldest first. The conditions are
+        left out rather than made always true: ``? IS NULL OR author = ?`` would read
+        every version's row, logs and all, where the author's index finds theirs."""
+        where = [f"{column} = ?" for column, value in (("author", author), ("state", state))
+                 if value is not None]  # fmt: skip
         rows = self.db.execute(
-            "SELECT id, author, version, state, submitted, log, run FROM submissions "
-            "WHERE (? IS NULL OR author = ?) AND (? IS NULL OR state = ?) ORDER BY id",
-            (author, author, state, state),
+            f"SELECT {SUBMISSION} FROM submissions WHERE {' AND '.join(where) or 'TRUE'} "
+            "ORDER BY id",
+            tuple(value for value in (author, state) if value is not None),
         )
         return [Submission(*row) for row in rows]
+
+    def authors_of(self, after: int = 0) -> dict[int, str]:
+        """The author of every version after the ``after``-th (ids only: no logs read)."""
+        rows = self.db.execute("SELECT id, author FROM submissions WHERE id > ?", (after,))
+        return dict(rows.fetchall())
 
     def received(self, id: int) -> None:
         """Its files are in place: it waits for its build."""
@@ -220,7 +254,7 @@ class Book:
     def judged(self, id: int, accepted: bool, log: str, run: str | None) -> None:
         """The build and check are over: an accepted version plays from now on."""
         state = "accepted" if accepted else "rejected"
-        with self.db:
+        with self.transaction():
             self.db.execute(
                 "UPDATE submissions SET state = ?, log = ?, run = ? WHERE id = ?",
                 (state, log, run, id),
@@ -249,9 +283,12 @@ class Book:
         )
 
     def playing(self) -> dict[str, Submission]:
-        """Each author's version that plays now."""
-        rows = self.db.execute("SELECT author, submission FROM playing ORDER BY author")
-        return {author: self.submission(id) for author, id in rows.fetchall()}
+        """Each author's version that plays now (one query, not one for each author)."""
+        rows = self.db.execute(
+            f"SELECT {', '.join('s.' + c for c in SUBMISSION.split(', '))} FROM playing p "
+            "JOIN submissions s ON s.id = p.submission ORDER BY p.author"
+        )
+        return {sub.author: sub for sub in (Submission(*row) for row in rows)}
 
     # -- tables -----------------------------------------------------------------------
 
@@ -272,7 +309,7 @@ class Book:
     ) -> None:
         """A table's matches (and where each author's standard error for it lies),
         written with the table's end in one transaction."""
-        with self.db:
+        with self.transaction():
             for author, (path, start, end) in (stderr or {}).items():
                 self.db.execute(
                     "INSERT INTO stderr (table_id, author, path, start, end) "
