@@ -314,7 +314,7 @@ def growth(steps: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
 
 
 def _flat(figures: dict[str, Any]) -> dict[str, Any]:
-    flat = {}
+    flat: dict[str, Any] = {}
     for key, value in figures.items():
         if isinstance(value, dict):
             flat |= {f"{key}.{k}": v for k, v in value.items()}
