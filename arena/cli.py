@@ -160,7 +160,7 @@ def _sealed(config: ArenaConfig, sandbox: str | None) -> ArenaConfig:
 async def _serve(
     folder: Path, config: ArenaConfig, host: str, port: int, cluster: str | None
 ) -> None:
-    from leastscore.server.web import WebSite
+    from leastscore.kit.serve import WebSite
 
     from .service import Arena
     from .web import make_app

@@ -14,15 +14,13 @@ table (``/api/stderr/TABLE``), and plays an earlier accepted version again (``PO
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, BinaryIO
 
 import msgspec
 from aiohttp import web
 from leastscore.game import Event, MatchStarted, RoundStarted, read_log
+from leastscore.kit.serve import asset, html_reply, json_reply, page_words, spectator_log
 from leastscore.seats.narrate import describe
-from leastscore.server.web import asset, page_words, spectator_log, static_file
-from leastscore.server.web_turn import json_reply
 
 from .book import FAULTS, PlayedMatch
 from .service import Arena
@@ -331,11 +329,7 @@ async def watch_page(request: web.Request) -> web.Response:
     on this one replay), stepped through move by move."""
     match, log = _finished(request.app[ARENA], request.match_info["id"])
     log.close()
-    page = static_file("index.html").decode()
-    nav = '<nav><a href="/">Leaderboard</a> <a href="/replay/{0}">In words</a></nav>'
-    page = re.sub(r"<nav>.*?</nav>", nav.format(match.id), page, flags=re.S)
-    page = page.replace("<body>", f'<body data-replay="{match.id}">', 1)
-    return web.Response(text=page, content_type="text/html")
+    return html_reply("board.html", replay=match.id)
 
 
 async def replay_page(request: web.Request) -> web.Response:

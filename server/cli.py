@@ -178,7 +178,7 @@ def serve(
     announce_as = (name or socket.gethostname().split(".")[0] or "leastscore").strip()[:60]
     web_at = None
     if web is not None:
-        from .web_address import parse_web
+        from leastscore.kit.address import parse_web
 
         try:
             web_at = parse_web(web, config.host)

@@ -19,19 +19,17 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 from aiohttp import WSMsgType, web
 from leastscore.game import Event
+from leastscore.kit.serve import WebSite, asset, html_reply, json_reply, page_words, spectator_log
 from leastscore.protocol.convert import match_state
 from leastscore.protocol.messages import Turn
 
-from leastscore.lang import HEARD, LANGUAGES, words
-
 from .table import Table
-from .web_turn import hint, json_reply, read_move
+from .web_turn import hint, read_move
 from .websocket import play_socket
 
 if TYPE_CHECKING:
@@ -39,20 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("leastscore.server.web")
 
-DEFAULT_PORT = 7446
-STATIC = resources.files("leastscore.server") / "web_static"
 _json = msgspec.json.Encoder()
 SERVER: web.AppKey[Server] = web.AppKey("server")
-
-
-def static_file(name: str) -> bytes:
-    """One of the page's files, as the package ships it."""
-    return (STATIC / name).read_bytes()
-
-
-def spectator_log(events: Sequence[Event]) -> list[dict[str, Any]]:
-    """A stored match as a spectator would have seen it (the page tells it in words)."""
-    return [{"event": event.seen_by(None)} for event in events]
 
 
 def _snapshot(table: Table) -> dict[str, Any]:
@@ -99,37 +85,7 @@ class TableFeed:
 
 
 async def index(request: web.Request) -> web.Response:
-    return web.Response(body=static_file("index.html"), content_type="text/html")
-
-
-async def asset(request: web.Request) -> web.Response:
-    name = request.match_info["name"]
-    kinds = {
-        "js": "text/javascript",
-        "css": "text/css",
-        "png": "image/png",
-        "svg": "image/svg+xml",
-        "txt": "text/plain",
-    }
-    kind = kinds.get(name.rsplit(".", 1)[-1])
-    if kind is None or "/" in name or name.startswith("."):
-        raise web.HTTPNotFound()
-    try:
-        body = static_file(name)
-    except FileNotFoundError:
-        raise web.HTTPNotFound() from None
-    return web.Response(body=body, content_type=kind)
-
-
-async def page_words(request: web.Request) -> web.Response:
-    """The page's words in a language (``/api/words/fr``), from the catalogs, and the
-    English sentences of the server and the engine it says in that language (``heard``)."""
-    code = request.match_info["code"]
-    if code not in LANGUAGES:
-        raise web.HTTPNotFound(text=f"no language {code!r}: {', '.join(LANGUAGES)}")
-    response = json_reply({"words": words(code), "heard": HEARD})
-    response.headers["Cache-Control"] = "max-age=3600"
-    return response
+    return html_reply("board.html", replay=None)
 
 
 async def lobby(request: web.Request) -> web.Response:
@@ -219,31 +175,6 @@ def make_app(server: Server) -> web.Application:
     app.router.add_get("/ws/table/{id}", table_socket)
     app.router.add_get("/play", play)
     return app
-
-
-class WebSite:
-    """An aiohttp application served on HOST:PORT (port 0: a free one, known once
-    started) for as long as what it shows runs."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host = host
-        self.port = port
-        self.runner: web.AppRunner | None = None
-
-    async def serve(self, app: web.Application) -> None:
-        self.runner = web.AppRunner(app, access_log=None)
-        await self.runner.setup()
-        await web.TCPSite(self.runner, self.host, self.port).start()
-        if self.port == 0:
-            self.port = int(self.runner.addresses[0][1])
-
-    async def stop(self) -> None:
-        if self.runner is not None:
-            await self.runner.cleanup()
-
-    @property
-    def address(self) -> str:
-        return f"http://{self.host}:{self.port}/"
 
 
 class WebView(WebSite):

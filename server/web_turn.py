@@ -14,9 +14,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 from aiohttp import web
 from leastscore.game import Event, View
+from leastscore.kit.serve import json_reply
 from leastscore.protocol.convert import move_to_wire
 from leastscore.seats.typed import Context, ParseError
 from leastscore.seats.typed import read_move as read_typed
@@ -29,8 +29,6 @@ from .websocket import same_origin
 if TYPE_CHECKING:
     from .app import Server
     from .players import Player
-
-_json = msgspec.json.Encoder()
 
 
 @dataclass(frozen=True)
@@ -93,8 +91,3 @@ async def read_move(server: Server, request: web.Request) -> web.Response:
         except ParseError as e:
             return json_reply({"problem": str(e)})
     return json_reply(move_to_wire(move, round=view.round, turn=view.turn))
-
-
-def json_reply(data: object) -> web.Response:
-    """``data`` as a JSON answer (the web view's answers all are)."""
-    return web.Response(body=_json.encode(data), content_type="application/json")

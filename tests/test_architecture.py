@@ -2,7 +2,7 @@
 
 The code map has one ``### `FOLDER/``` heading per room. Every package folder of code
 that pyproject.toml installs (a folder listed in ``[tool.setuptools] packages`` that
-holds Python modules: not the data-only ones such as ``locale``, ``web_static``,
+holds Python modules: not the data-only ones such as ``locale``, ``static``, ``templates``,
 ``vectors`` or ``templates``) has a heading, every heading names a folder that exists,
 and every room says on a line of its own what it must never do.
 """
@@ -66,7 +66,7 @@ def test_the_packages_are_found_where_setuptools_finds_them() -> None:
     assert folder_of("leastscore.bots.ladder") == PurePosixPath("bots/ladder")
     assert folder_of("leastscore.tournament.pure") == PurePosixPath("tournament/pure")
     assert {"game", "bots/ladder", "tournament/edges"} <= code_folders()
-    assert not {"server/web_static", "protocol/vectors"} & code_folders(), "data only"
+    assert not {"kit/static", "kit/templates", "protocol/vectors"} & code_folders(), "data only"
     assert not any(f.startswith(("bots/templates", "leastscore/locale")) for f in code_folders())
 
 

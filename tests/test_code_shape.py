@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = [
-    *("game", "protocol", "seats", "bots", "server", "client", "tournament", "arena"),
+    *("game", "protocol", "kit", "seats", "bots", "server", "client", "tournament", "arena"),
     "leastscore",
 ]
 LONGEST = 60

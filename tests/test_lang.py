@@ -22,7 +22,7 @@ from leastscore.lang import HEARD, LANGUAGES, choose, from_locale, heard, normal
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "leastscore" / "locale"
 TRANSLATED = [code for code in LANGUAGES if code != lang.DEFAULT]
-SOURCES = ("game", "protocol", "seats", "bots", "server", "client", "tournament", "leastscore")
+SOURCES = ("game", "protocol", "kit", "seats", "bots", "server", "client", "tournament", "leastscore")
 """Where ``make catalogs`` extracts messages from: every folder of the package."""
 
 
@@ -55,7 +55,7 @@ def messages(c: Catalog) -> list[tuple[str, tuple[str, ...], tuple[str, ...], bo
     return out
 
 
-PAGE = ROOT / "server" / "web_static"
+PAGE = ROOT / "kit" / "static"
 """The web page's scripts, whose ``_("...")``, ``_f("...")`` and ``N_("...")`` are
 extracted too (the vendored codec is not)."""
 KEYWORDS = {**DEFAULT_KEYWORDS, "_f": None, "Phrase": None}

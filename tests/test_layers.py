@@ -2,6 +2,11 @@
 
     about <- game <- protocol <- seats <- bots <- server <- {client, tournament} <- arena
     <- command <- bench
+                          protocol <- kit <- {server, tournament, arena}
+
+``kit`` (the site kit: templates, the pages' static files, their serving) stands beside
+``seats``: it may import ``game`` and ``protocol`` only, never the server, the tournament
+or the arena, which all import it for their pages;
 
 ``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
 (the players' language) import nothing of the project and count as one part;
@@ -25,20 +30,21 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ["game", "protocol", "seats", "bots", "server", "client", "tournament", "arena"]
+FOLDERS = ["game", "protocol", "kit", "seats", "bots", "server", "client", "tournament", "arena"]
 BELOW: dict[str, set[str]] = {
     "about": set(),
     "game": {"about"},
     "protocol": {"about", "game"},
+    "kit": {"about", "game", "protocol"},
     "seats": {"about", "game", "protocol"},
     "bots": {"about", "game", "protocol", "seats"},
-    "server": {"about", "game", "protocol", "seats", "bots"},
-    "client": {"about", "game", "protocol", "seats", "bots", "server"},
-    "tournament": {"about", "game", "protocol", "seats", "bots", "server"},
-    "arena": {"about", "game", "protocol", "seats", "bots", "server", "tournament"},
-    "bench": {"about", "game", "protocol", "seats", "bots", "server", "client", "tournament"},
+    "server": {"about", "game", "protocol", "kit", "seats", "bots"},
+    "client": {"about", "game", "protocol", "kit", "seats", "bots", "server"},
+    "tournament": {"about", "game", "protocol", "kit", "seats", "bots", "server"},
+    "arena": {"about", "game", "protocol", "kit", "seats", "bots", "server", "tournament"},
+    "bench": {"about", "game", "protocol", "kit", "seats", "bots", "server", "client"},
 }
-BELOW["bench"] |= {"arena", "command"}
+BELOW["bench"] |= {"tournament", "arena", "command"}
 OLD_TOP_LEVEL = {*FOLDERS}
 ROOMS: dict[str, list[str]] = {"tournament": ["pure", "running", "edges"]}
 """Folders split into rooms, each room importing only those before it."""

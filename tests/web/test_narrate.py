@@ -1,4 +1,4 @@
-"""The page tells the events in the terminal's words (``web_static/narrate.js`` against
+"""The page tells the events in the terminal's words (``kit/static/narrate.js`` against
 ``seats/narrate.py``), in every language, for a spectator and for each seat.
 
 Run in node, the same scripts the browser loads (``words.js``, ``narrate.js``), given
@@ -23,7 +23,7 @@ from leastscore.seats.narrate import describe
 
 from leastscore.lang import HEARD, LANGUAGES, speaking, words
 
-STATIC = Path(__file__).parents[2] / "server" / "web_static"
+STATIC = Path(__file__).parents[2] / "kit" / "static"
 
 SCRIPT = r"""
 const fs = require("fs"), vm = require("vm");

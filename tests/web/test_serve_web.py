@@ -12,7 +12,7 @@ from ..support.cli import leastscore, started, stop
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-STATIC = Path(__file__).parents[2] / "server" / "web_static"
+STATIC = Path(__file__).parents[2] / "kit" / "static"
 
 
 def test_the_page_needs_no_build_and_no_cdn_and_weighs_under_150_kb() -> None:

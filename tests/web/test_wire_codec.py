@@ -1,4 +1,4 @@
-"""The page's MessagePack codec (``web_static/wire.js``) against the protocol's test vectors.
+"""The page's MessagePack codec (``kit/static/wire.js``) against the protocol's test vectors.
 
 Run in node, the same script the browser loads: each vector's frame body decodes to its
 message, and what the page encodes decodes (by this implementation's codec) to the same
@@ -17,7 +17,7 @@ import msgspec
 import pytest
 
 ROOT = Path(__file__).parents[2]
-WIRE = ROOT / "server" / "web_static" / "wire.js"
+WIRE = ROOT / "kit" / "static" / "wire.js"
 VECTORS = ROOT / "protocol" / "vectors" / "messages.json"
 
 SCRIPT = r"""

@@ -319,7 +319,7 @@ def _how_to_run(
 
 def _web_address(web: str, config: TournamentConfig) -> tuple[str, int]:
     """Where ``--web`` serves the live page (the host of ``listen`` when it names none)."""
-    from leastscore.server.web_address import parse_web
+    from leastscore.kit.address import parse_web
 
     try:
         web_at = parse_web(web, config.listen.rpartition(":")[0])

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
-from leastscore.server.web import WebSite
+from leastscore.kit.serve import WebSite
 
 from ..pure import report
 

@@ -1,4 +1,5 @@
-"""Where the web view listens: ``--web [HOST:]PORT``, kept apart from aiohttp."""
+"""Where a web page is served: ``--web [HOST:]PORT`` (the server's view, a tournament's live
+page), kept apart from aiohttp."""
 
 from __future__ import annotations
 
