@@ -13,7 +13,6 @@ table (``/api/stderr/TABLE``), and plays an earlier accepted version again (``PO
 
 from __future__ import annotations
 
-import html
 from typing import Any, BinaryIO
 
 import msgspec
@@ -153,147 +152,41 @@ async def entrant_data(request: web.Request) -> web.Response:
     return json_reply(_entrant(request.app[ARENA], request.match_info["name"]))
 
 
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title><style>
-body{{font-family:system-ui,sans-serif;margin:1rem auto;max-width:50rem;padding:0 1rem}}
-table{{border-collapse:collapse;width:100%}}td,th{{padding:.4rem;text-align:left;
-border-bottom:1px solid #ccc}}td.n{{text-align:right;white-space:nowrap}}
-td.who,h1{{overflow-wrap:anywhere}}
-@media (max-width:480px){{td,th{{padding:.3rem .15rem;font-size:.9rem}}}}
-input,button{{font-size:1rem;min-height:44px}}pre{{white-space:pre-wrap}}</style></head><body>
-<h1>{title}</h1>{body}</body></html>"""
-
-
-def _board(arena: Arena) -> str:
-    """The leaderboard as HTML: the page's, and what the page fetches again (``/board``)
-    every few seconds to stay live without reloading the form below it."""
-    lines = [
-        "<table><tr><th>#</th><th>entrant</th><th>rating</th><th>95 %</th>"
-        "<th>matches</th><th>faults</th></tr>"
-    ]
-    for place, row in enumerate(arena.board(), 1):
-        span = "" if row.low is None else f"{row.low:.0f} to {row.high:.0f}"
-        name = html.escape(row.author)
-        lines.append(
-            f'<tr><td>{place}</td><td class="who"><a href="/entrant/{name}">{name}</a>'
-            f" v{row.version}</td>"
-            f'<td class="n">{row.rating:.0f}</td><td>{span}</td>'
-            f'<td class="n">{row.matches}</td><td class="n">{row.faults}</td></tr>'
-        )
-    lines.append("</table>")
-    if (waiting := arena.waiting()) is not None:
-        lines.insert(0, f"<p>{html.escape(waiting)}</p>")
-    if arena.paused:
-        lines.insert(0, "<p>The arena is paused.</p>")
-    return "".join(lines)
+def _board(arena: Arena) -> dict[str, Any]:
+    """What the leaderboard shows: the page's, and what the page fetches again
+    (``/board``) every few seconds to stay live without reloading the form below it."""
+    return {"rows": arena.board(), "waiting": arena.waiting(), "paused": arena.paused}
 
 
 async def board_fragment(request: web.Request) -> web.Response:
-    return web.Response(text=_board(request.app[ARENA]), content_type="text/html")
+    return html_reply("arena_board.html", **_board(request.app[ARENA]))
 
 
 async def leaderboard_page(request: web.Request) -> web.Response:
-    body = f'<div id="board">{_board(request.app[ARENA])}</div>{UPLOAD}'
-    page = PAGE.format(title="Arena", body=body)
-    return web.Response(text=page, content_type="text/html")
-
-
-UPLOAD = """<h2>Submit a version</h2>
-<p>A gzipped tar of your bot's folder, with its <code>bot.toml</code>:
-<code>tar czf mybot.tgz -C mybot .</code> (or <code>leastscore arena submit</code>).</p>
-<form id="upload"><p><label>Your token <input name="token" type="password"
-autocomplete="off" required></label></p><p><label>Archive <input name="archive" type="file"
-accept=".tgz,.gz,application/gzip" required></label></p><p><button>Submit</button></p></form>
-<pre id="verdict" aria-live="polite"></pre>
-<script>
-const board = document.getElementById("board");
-setInterval(async () => {
-  const fresh = await fetch("/board");
-  if (fresh.ok) board.innerHTML = await fresh.text();
-}, 5000);
-const form = document.getElementById("upload"), verdict = document.getElementById("verdict");
-form.onsubmit = async (e) => {
-  e.preventDefault();
-  const auth = {Authorization: "Bearer " + form.token.value.trim()};
-  verdict.textContent = "sending...";
-  const body = form.archive.files[0];
-  const sent = await fetch("/api/submit", {method: "POST", headers: auth, body});
-  if (!sent.ok) { verdict.textContent = await sent.text(); return; }
-  const {version} = await sent.json();
-  verdict.textContent = "version " + version + ": building and checking...";
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const mine = await (await fetch("/api/mine", {headers: auth})).json();
-    const v = mine.find((s) => s.version === version);
-    if (v && (v.state === "accepted" || v.state === "rejected")) {
-      verdict.textContent = "version " + version + " " + v.state + "\\n\\n" + v.log;
-      return;
-    }
-  }
-};
-</script>"""
-"""The leaderboard page's upload form: the archive goes to ``/api/submit`` as it is, and
-the verdict is read from ``/api/mine`` until the version is judged; the board above it
-is fetched again every 5 s."""
+    """The leaderboard, and the form that submits a version (``static/arena.js``)."""
+    board = _board(request.app[ARENA])
+    return html_reply("arena_leaderboard.html", title="Arena", script=True, **board)
 
 
 async def entrant_page(request: web.Request) -> web.Response:
+    """An entrant's figures, versions and recent matches, and a form for its author
+    (``static/arena.js``): with their token, the build and check log of each version and
+    what the program wrote to stderr at each recent table (the server answers only the
+    token's holder, and only about their own programs)."""
     data = _entrant(request.app[ARENA], request.match_info["name"])
-    name = html.escape(data["author"])
     faults = ", ".join(f"{n} {kind}" for kind, n in data["faults"].items() if kind in FAULTS)
-    parts = [
-        f"<p>In its last {RECENT_TABLES} tables, every version: faults {faults}; "
-        f"CPU {data['cpu_seconds']:.1f} s.</p><h2>Versions</h2><ul>"
-    ]
-    for row in data["board"]:  # the figures of the leaderboard, said the same way
-        parts.insert(
-            0,
-            f"<p>On the leaderboard: v{row['version']}, rating {row['rating']:.0f}, "
-            f"{row['matches']} matches, {row['faults']} faults (all of this version's "
-            "matches).</p>",
-        )
-    if data["disqualified"] is not None:
-        parts.insert(0, f"<p>Disqualified: {html.escape(data['disqualified'])}</p>")
-    parts += [f"<li>v{v['version']}: {html.escape(v['state'])}</li>" for v in data["versions"]]
-    parts.append("</ul><h2>Recent matches</h2><ul>")
-    for m in reversed(data["recent"]):
-        parts.append(
-            f'<li data-table="{m["table"]}"><a href="/replay/{m["match"]}">match {m["match"]}</a> '
-            f"(table {m['table']}): place {m['place']} of {m['of']}</li>"
-        )
-    parts.append(f'</ul>{OWN_LOGS}<p><a href="/">the leaderboard</a></p>')
-    page = PAGE.format(title=name, body="".join(parts))
-    return web.Response(text=page, content_type="text/html")
-
-
-OWN_LOGS = """<h2>Your logs</h2>
-<form id="logs"><p><label>Your token <input name="token" type="password" autocomplete="off"
-required></label> <button>Show</button></p></form><div id="own"></div>
-<script>
-const logs = document.getElementById("logs"), own = document.getElementById("own");
-const block = (title, text) => {
-  const h = document.createElement("h3"), pre = document.createElement("pre");
-  h.textContent = title; pre.textContent = text; own.append(h, pre);
-};
-logs.onsubmit = async (e) => {
-  e.preventDefault();
-  const auth = {Authorization: "Bearer " + logs.token.value.trim()};
-  own.replaceChildren();
-  const mine = await fetch("/api/mine", {headers: auth});
-  if (!mine.ok) { block("refused", await mine.text()); return; }
-  for (const v of await mine.json()) block("version " + v.version + ": " + v.state, v.log);
-  const rows = document.querySelectorAll("li[data-table]");
-  const tables = new Set([...rows].map((li) => li.dataset.table));
-  for (const table of tables) {
-    const said = await fetch("/api/stderr/" + table, {headers: auth});
-    if (said.ok) block("table " + table + ": standard error", await said.text());
-  }
-};
-</script>"""
-"""An entrant's page's form for its author: with their token it shows the build and
-check log of each version and what the program wrote to stderr at each recent table
-(the server answers only the token's holder, and only about their own programs)."""
+    return html_reply(
+        "arena_entrant.html",
+        title=data["author"],
+        script=True,
+        disqualified=data["disqualified"],
+        board=data["board"],
+        recent_tables=RECENT_TABLES,
+        faults=faults,
+        cpu_seconds=data["cpu_seconds"],
+        versions=data["versions"],
+        recent=list(reversed(data["recent"])),
+    )
 
 
 def _finished(arena: Arena, ident: str) -> tuple[PlayedMatch, BinaryIO]:
@@ -333,16 +226,20 @@ async def watch_page(request: web.Request) -> web.Response:
 
 
 async def replay_page(request: web.Request) -> web.Response:
+    """A finished match in words, round by round, as a spectator saw it."""
     match, events = _spectated(request.app[ARENA], request.match_info["id"])
-    match_id = match.id
     names: list[str] = []
-    parts = [f'<p><a href="/watch/{match_id}">Watch it on the board</a></p><ol>']
+    rounds: list[dict[str, Any]] = [{"number": None, "lines": []}]
     for event in events:
         if isinstance(event, MatchStarted):
             names = list(event.seats)
         elif isinstance(event, RoundStarted):
-            parts.append(f"</ol><h2>Round {event.round}</h2><ol>")
-        parts.append(f"<li>{html.escape(describe(event, names))}</li>")
-    parts.append('</ol><p><a href="/">the leaderboard</a></p>')
-    page = PAGE.format(title=f"Match {match_id}", body="".join(parts))
-    return web.Response(text=page, content_type="text/html")
+            rounds.append({"number": event.round, "lines": []})
+        rounds[-1]["lines"].append(describe(event, names))
+    return html_reply(
+        "arena_replay.html",
+        title=f"Match {match.id}",
+        script=False,
+        match_id=match.id,
+        rounds=rounds,
+    )

@@ -22,7 +22,17 @@ from leastscore.lang import HEARD, LANGUAGES, choose, from_locale, heard, normal
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "leastscore" / "locale"
 TRANSLATED = [code for code in LANGUAGES if code != lang.DEFAULT]
-SOURCES = ("game", "protocol", "kit", "seats", "bots", "server", "client", "tournament", "leastscore")
+SOURCES = (
+    "game",
+    "protocol",
+    "kit",
+    "seats",
+    "bots",
+    "server",
+    "client",
+    "tournament",
+    "leastscore",
+)
 """Where ``make catalogs`` extracts messages from: every folder of the package."""
 
 

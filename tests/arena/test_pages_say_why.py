@@ -4,6 +4,7 @@ why nothing plays, why an author is gone."""
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 from aiohttp.test_utils import TestClient, TestServer
 from leastscore.arena.config import ArenaConfig
@@ -62,3 +63,27 @@ async def test_an_entrant_s_page_gives_the_leaderboard_s_fault_count(tmp_path: P
         page = await (await client.get("/entrant/ann")).text()
     assert ann["faults"] == 2
     assert "On the leaderboard: v1, rating" in page and "1 matches, 2 faults" in page, page
+
+
+async def test_a_name_holding_markup_is_shown_as_its_characters_on_every_page(
+    tmp_path: Path,
+) -> None:
+    """An author named ``<script>...`` is escaped on the leaderboard, its fragment and
+    the entrant's page (the templates' environment escapes; no page does it by hand)."""
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    evil = '<script>alert("x")</script>'
+    for name in (evil, "bo"):
+        arena.book.invite(name)
+        arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
+    arena.book.disqualify(evil, "<b>shared</b> a token")
+    arena.poke()
+    async with TestClient(TestServer(make_app(arena), host="127.0.0.1")) as client:
+        pages = [await (await client.get(path)).text() for path in ("/", "/board")]
+        entrant = await client.get("/entrant/" + quote(evil, safe=""))
+        assert entrant.status == 200
+        pages.append(await entrant.text())
+    for page in pages:
+        assert "<script>alert" not in page and "<b>shared" not in page, page
+    assert "&lt;b&gt;shared&lt;/b&gt; a token" in pages[2]
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in pages[2]
+    assert '<script type="module" src="/static/arena.js"></script>' in pages[0]
