@@ -57,3 +57,21 @@ def test_a_table_printed_to_a_pipe_is_not_cut() -> None:
         env={"COLUMNS": "60"},
     )  # fmt: skip
     assert max(map(len, narrow.stdout.splitlines())) <= 60
+
+
+def test_a_bot_named_with_markup_is_shown_as_its_characters_in_the_html_report() -> None:
+    """Every place the report names a bot (standings, head to head, chart, progress
+    page) escapes it: the template environment does, no line of the report by hand."""
+    from leastscore.tournament.pure.report import Progress
+
+    from ..support.contest import defined, played
+
+    evil = "<script>alert(1)</script>"
+    config = defined({evil: "builtin:greedy", "b&b": "builtin:random"}, deals=2)
+    run = played(config)
+    page = to_html(config, run.tally, progress=Progress(1, 2, 3.0, 4.0), logs=True)
+    assert "<script>alert" not in page and "b&b" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 4  # standings, cross, chart
+    assert 'data-bot="b&amp;b"' in page and "<polyline" in page
+    assert '<script type="module" src="/static/live.js"></script>' in page
+    assert "<script" not in to_html(config, run.tally).replace("&lt;script", "")

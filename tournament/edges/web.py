@@ -1,8 +1,8 @@
 """A tournament followed in a browser: ``leastscore tournament ... --web [HOST:]PORT``.
 
 The live page is ``report.html`` itself, made by ``report.to_html`` from the tally as it
-stands, with progress and an estimate of the time left, and a few lines of script that
-fetch the page again every few seconds and put the new body in place. The report written
+stands, with progress and an estimate of the time left, and the kit's ``live.js``, which
+fetches the page again every few seconds and puts the new body in place. The report written
 at the end and the page on the wall are the same function's output, so they never
 disagree. aiohttp serves it from the tournament's own event loop; it is read-only.
 When the run ends, ``serve_final`` keeps the final report at the same address until
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiohttp import web
-from leastscore.kit.serve import WebSite
+from leastscore.kit.serve import WebSite, asset
 
 from ..pure import report
 
@@ -56,6 +56,7 @@ class TournamentView(WebSite):
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/standings.json", self._standings)
+        app.router.add_get("/static/{name}", asset)  # the live page's script
         await self.serve(app)
 
     async def _page(self, request: web.Request) -> web.Response:

@@ -7,13 +7,13 @@ was run, so two runs of the same tournament give byte-identical files.
 from __future__ import annotations
 
 import csv
-import html
 import io
 import re
 from typing import Any, Literal
 
 import msgspec
 from leastscore.game.rules import house_rules_text
+from leastscore.kit.pages import render
 from rich import box
 from rich.table import Table
 
@@ -417,32 +417,6 @@ class Progress(msgspec.Struct, frozen=True):
     """Seconds still to go, at the pace so far (None before the first match)."""
 
 
-LIVE_SCRIPT = """<script>
-// The live page: fetch the report again and put its body in place. Every name in it
-// was escaped when the page was made: it arrives as text, never as markup.
-setInterval(async () => {
-  try {
-    const reply = await fetch(location.pathname, { cache: "no-store" });
-    if (!reply.ok) return;
-    const page = new DOMParser().parseFromString(await reply.text(), "text/html");
-    document.body.replaceChildren(...page.body.childNodes);
-  } catch (error) { /* the tournament has ended: the last page stays */ }
-}, 2000);
-</script>"""
-
-
-def _progress_html(progress: Progress | None) -> str:
-    if progress is None:
-        return ""
-    share = 100 * progress.counted / progress.scheduled if progress.scheduled else 100.0
-    eta = "" if progress.eta is None else f", about {_duration(progress.eta)} to go"
-    return (
-        f'<p class="progress"><progress max="{progress.scheduled}" value="{progress.counted}">'
-        f"</progress> {progress.counted} of {progress.scheduled} matches ({share:.0f}%), "
-        f"{_duration(progress.elapsed)} so far{eta}</p>"
-    )
-
-
 def _duration(seconds: float) -> str:
     seconds = max(0, round(seconds))
     if seconds < 60:
@@ -462,38 +436,23 @@ HTML_HEADERS = (
     "win rate [95% CI]",
     "mean place",
     "mean round score",
-    "declar&shy;ations held",
+    "declar\u00adations held",
     "rating [95% CI]",
-    "time&shy;outs",
-    "il&shy;legal",
-    "crash&shy;es",
+    "time\u00adouts",
+    "il\u00adlegal",
+    "crash\u00ades",
     "lost on time",
-    "for&shy;feits",
+    "for\u00adfeits",
     "limits gone over",
-    "CPU s (pro&shy;grams)",
+    "CPU s (pro\u00adgrams)",
 )
 """The standings table's headers: soft hyphens let them wrap, so the table fits 1280 px."""
 
 
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; }
-.scroll { overflow-x: auto; max-width: 100%; }
-svg { max-width: 100%; height: auto; }
-@media (max-width: 700px) { body { margin: .5em; font-size: 14px; } }
-td, th { border: 1px solid #ccc; padding: 0.2em 0.4em; text-align: right; }
-#standings { font-size: 14px; }
-#standings td { white-space: nowrap; }
-#standings th { font-weight: 600; vertical-align: bottom; }
-td:nth-child(2), th:first-child { text-align: left; }
-caption { text-align: left; font-weight: bold; }
-"""
-
-
-def _standing_html(s: EntrantStanding) -> str:
+def _standing_cells(s: EntrantStanding) -> tuple[object, ...]:
     """One row of the standings table."""
     low, high = s.win_rate_ci
-    cells = (
+    return (
         s.rank,
         s.bot,
         s.matches,
@@ -511,25 +470,59 @@ def _standing_html(s: EntrantStanding) -> str:
         _limits_gone_over(s),
         f"{s.cpu_seconds:.2f}",
     )
-    tds = "".join(f"<td>{html.escape(str(cell))}</td>" for cell in cells)
-    return f'<tr data-bot="{html.escape(s.bot)}">{tds}</tr>'
 
 
-def _crosstable_html(tally: Tally, names: list[str]) -> list[str]:
-    """The head-to-head table's rows, in the standings' order."""
-    esc = html.escape
-    cross = ["<tr><th></th>" + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"]
+def _crosstable_cells(tally: Tally, names: list[str]) -> list[tuple[str, list[Any]]]:
+    """The head-to-head table's rows, in the standings' order (None: no cell)."""
+    rows = []
     for a in names:
-        cells = []
+        cells: list[Any] = []
         for b in names:
             h = tally.head_to_head(a, b)
             if a == b or not h.matches:
-                cells.append("<td></td>")
+                cells.append(None)
             else:
                 title = f"{h.ahead} ahead, {h.level} level, {h.behind} behind in {h.matches}"
-                cells.append(f'<td title="{esc(title)}">{100 * h.score:.0f}%</td>')
-        cross.append(f"<tr><th>{esc(a)}</th>{''.join(cells)}</tr>")
-    return cross
+                cells.append({"title": title, "score": f"{100 * h.score:.0f}%"})
+        rows.append((a, cells))
+    return rows
+
+
+def _problems(tally: Tally, logs: bool) -> list[tuple[str, list[tuple[int | None, str]]]]:
+    """Each bot's problems (the runner's as ``runner``), a ``match N:`` linked to its
+    log when ``logs``: (N, the rest of the line), else (None, the line)."""
+    out = []
+    for bot, texts in sorted(tally.problems.items()):
+        lines: list[tuple[int | None, str]] = []
+        for text in texts:
+            found = re.match(r"match (\d+):", text) if logs else None
+            if found is None:
+                lines.append((None, text))
+            else:
+                lines.append((int(found[1]), text[found.end() - 1 :]))
+        out.append((bot or "runner", lines))
+    return out
+
+
+def _stage_view(stage: StageReport) -> dict[str, Any]:
+    rows = [
+        (s.rank, s.bot, s.matches, f"{s.wins:g}", _fixed(s.mean_place), _rating(s, chr(160)))
+        for s in stage.standings
+    ]
+    return {"line": stage_line(stage), "cut": stage.cut, "rows": rows}
+
+
+def _progress_values(progress: Progress | None) -> dict[str, Any]:
+    if progress is None:
+        return {"progress": None}
+    share = 100 * progress.counted / progress.scheduled if progress.scheduled else 100.0
+    eta = None if progress.eta is None else _duration(progress.eta)
+    return {
+        "progress": progress,
+        "share": share,
+        "elapsed": _duration(progress.elapsed),
+        "eta": eta,
+    }
 
 
 def to_html(
@@ -541,117 +534,51 @@ def to_html(
     logs: bool = False,
 ) -> str:
     """The report page; with ``progress``, the live page of a tournament under way
-    (``tournament --web``), which refreshes itself. One function makes both. ``logs``:
-    the page lies beside the ``logs/`` folder, and links each match's log."""
-    esc = html.escape
+    (``tournament --web``), which refreshes itself (``kit/static/live.js``). One
+    function makes both. ``logs``: the page lies beside the ``logs/`` folder, and links
+    each match's log. The template (``kit/templates/report.html``) escapes every name."""
     standings = tally.standings()
-    rows = [_standing_html(s) for s in standings]
-    cross = _crosstable_html(tally, [s.bot for s in standings])
-    problems = "".join(
-        f"<li><b>{esc(bot or 'runner')}</b><ul>"
-        + "".join(f"<li>{_log_link(esc(p)) if logs else esc(p)}</li>" for p in texts)
-        + "</ul></li>"
-        for bot, texts in sorted(tally.problems.items())
-    )
+    names = [s.bot for s in standings]
     fmt = config.describe()
-    house = house_rules_text(fmt["house_rules"]) or "none"
-    kind = f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin"
-    limits = ", ".join(f"{k} {v}" for k, v in fmt["limits"].items())
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Least Score tournament, seed {config.seed}</title>
-<style>
-{STYLE}</style></head><body>
-<h1>Least Score tournament</h1>
-<p>{esc(kind)}, {config.seats} seats, {config.deals} deals × {config.seats} rotations;
-threshold {config.rules.threshold}; house rules: {esc(house)};
-{esc(time_rule(config))}; more than {config.max_faults} faults forfeit a match.
-Programs: sandbox {esc(config.sandbox)}, limits {esc(limits)}.
-Seed <b>{config.seed}</b>. {tally.played} of {tally.scheduled} matches played,
-{tally.aborted} aborted. Win-rate intervals count each {tally.interval_unit} as one unit.</p>
-{_progress_html(progress)}{f"<p><b>{esc(sprt_line(sprt))}</b></p>" if sprt is not None else ""}
-{_stages_html(stages or [])}{_dropped_html(config)}
-<div class="scroll"><table id="standings"><caption>Standings, ranked by {esc(ORDER)}</caption>
-<tr>{"".join(f"<th>{h}</th>" for h in HTML_HEADERS)}</tr>
-{"".join(rows)}
-</table></div>
-<h2>Ratings over the tournament</h2>
-{rating_chart(tally)}
-<div class="scroll"><table><caption>Head to head: how often the row finished ahead of the column
-(level counts half)</caption>
-{"".join(cross)}
-</table></div>
-{f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""}
-{_logs_html(tally) if logs else ""}
-{LIVE_SCRIPT if progress is not None else ""}
-</body></html>
-"""
+    return render(
+        "report.html",
+        config=config,
+        tally=tally,
+        kind=f"gauntlet of {config.gauntlet}" if config.gauntlet else "round-robin",
+        house=house_rules_text(fmt["house_rules"]) or "none",
+        time_rule=time_rule(config),
+        limits=", ".join(f"{k} {v}" for k, v in fmt["limits"].items()),
+        sprt=None if sprt is None else sprt_line(sprt),
+        stages=[_stage_view(stage) for stage in stages or []],
+        dropped=config.dropped,
+        order=ORDER,
+        headers=HTML_HEADERS,
+        rows=[(s.bot, _standing_cells(s)) for s in standings],
+        chart=_chart(tally),
+        names=names,
+        cross=_crosstable_cells(tally, names),
+        problems=_problems(tally, logs),
+        logs=logs,
+        log_name=_log_name,
+        **_progress_values(progress),
+    )
 
 
 def _log_name(fixture: int) -> str:
     return f"logs/{fixture:06d}.jsonl"
 
 
-def _log_link(text: str) -> str:
-    """``match 42: ...`` with ``match 42`` linked to its log."""
-    found = re.match(r"match (\d+):", text)
-    if found is None:
-        return text
-    return f'<a href="{_log_name(int(found[1]))}">match {found[1]}</a>{text[found.end() - 1 :]}'
-
-
-def _logs_html(tally: Tally) -> str:
-    links = " ".join(f'<a href="{_log_name(i)}">{i}</a>' for i in range(tally.scheduled))
-    return (
-        "<h2>Match logs</h2><p>Every match's full event log, in <code>logs/</code>: replay "
-        "one with <code>leastscore replay DIR/logs/000042.jsonl</code>.</p>"
-        f"<details><summary>The {tally.scheduled} matches, by number</summary>"
-        f"<p>{links}</p></details>"
-    )
-
-
-def _dropped_html(config: TournamentConfig) -> str:
-    if not config.dropped:
-        return ""
-    esc = html.escape
-    items = "".join(
-        f"<li><b>{esc(d.bot)}</b> ({esc(d.spec)}): <pre>{esc(d.why)}</pre></li>"
-        for d in config.dropped
-    )
-    return f"<h2>Dropped before the first match</h2><ul>{items}</ul>"
-
-
-def _stages_html(stages: list[StageReport]) -> str:
-    if not stages:
-        return ""
-    esc = html.escape
-    items = []
-    for stage in stages:
-        cut = "".join(f"<li>{esc(c.bot)}: {esc(c.why)}</li>" for c in stage.cut)
-        rows = "".join(
-            f"<tr><td>{s.rank}</td><td>{esc(s.bot)}</td><td>{s.matches}</td><td>{s.wins:g}</td>"
-            f"<td>{_fixed(s.mean_place)}</td><td>{esc(_rating(s, chr(160)))}</td></tr>"
-            for s in stage.standings
-        )
-        table = (
-            "<table><tr><th>#</th><th>bot</th><th>matches</th><th>wins</th>"
-            f"<th>mean place</th><th>rating [95% CI]</th></tr>{rows}</table>"
-        )
-        items.append(
-            f"<li>{esc(stage_line(stage))}" + (f"<ul>{cut}</ul>" if cut else "") + table + "</li>"
-        )
-    return (
-        f"<h2>Stages</h2><ol>{''.join(items)}</ol><p>The standings below are the last stage's.</p>"
-    )
-
-
 def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
     """An inline SVG chart: each entrant's rating fitted on the first matches of the
     schedule, against how many."""
+    return render("report_chart.svg", chart=_chart(tally, width, height))
+
+
+def _chart(tally: Tally, width: int = 820, height: int = 380) -> dict[str, Any] | None:
+    """The chart's figures (None: too few matches), for ``report_chart.svg``."""
     history = tally.history
     if len(history) < 2:
-        return "<p>Not enough matches for a chart yet.</p>"
+        return None
     left, right, top, bottom = 50, 150, 15, 35
     xs = [x for x, _ in history]
     values = [r for _, ratings in history for r in ratings]
@@ -665,29 +592,27 @@ def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
     def py(y: float) -> float:
         return top + (height - top - bottom) * (1 - (y - y_low) / span)
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="ratings over the tournament">',
-        f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" '
-        f'y2="{height - bottom}" stroke="#999"/>',
-        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="#999"/>',
-        f'<text x="{(width - right + left) / 2}" y="{height - 5}" text-anchor="middle" '
-        f'font-size="12">matches (schedule order)</text>',
+    ticks = [
+        (f"{py(y_low + span * i / 4) + 4:.1f}", f"{y_low + span * i / 4:.0f}") for i in range(5)
     ]
-    for i in range(5):
-        value = y_low + span * i / 4
-        parts.append(
-            f'<text x="{left - 5}" y="{py(value) + 4:.1f}" text-anchor="end" '
-            f'font-size="11">{value:.0f}</text>'
-        )
-    for k, name in enumerate(tally.names):
-        colour = COLOURS[k % len(COLOURS)]
-        line = " ".join(f"{px(x):.1f},{py(r[k]):.1f}" for x, r in history)
-        last = history[-1][1][k]
-        parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
-        parts.append(
-            f'<text x="{width - right + 8}" y="{top + 16 * (k + 1)}" font-size="12" '
-            f'fill="{colour}">{html.escape(name)} {_signed(last)}</text>'
-        )
-    parts.append("</svg>")
-    return "\n".join(parts)
+    lines = [
+        {
+            "colour": COLOURS[k % len(COLOURS)],
+            "points": " ".join(f"{px(x):.1f},{py(r[k]):.1f}" for x, r in history),
+            "y": top + 16 * (k + 1),
+            "name": name,
+            "last": _signed(history[-1][1][k]),
+        }
+        for k, name in enumerate(tally.names)
+    ]
+    return {
+        "width": width,
+        "height": height,
+        "left": left,
+        "top": top,
+        "base": height - bottom,
+        "end": width - right,
+        "middle": (width - right + left) / 2,
+        "ticks": ticks,
+        "lines": lines,
+    }
