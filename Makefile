@@ -22,9 +22,17 @@ play: $(STAMP)
 
 test: lint typecheck unit
 
+# The pages' scripts that say // @ts-check are type-checked by tsc (package.json, its
+# lockfile; npm ci puts it in node_modules/); without node they are not, and it is said.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+		test -x node_modules/.bin/tsc || npm ci --no-audit --no-fund --silent; \
+		echo "node_modules/.bin/tsc --noEmit -p ."; node_modules/.bin/tsc --noEmit -p .; \
+	else \
+		echo "lint: node/npm are not installed: the pages' scripts are not type-checked (tsc)"; \
+	fi
 
 # mypy reads the one package as it installs: a tree of links that puts the
 # repository's folders where the wheel puts them (leastscore/game, ...).
