@@ -75,7 +75,7 @@ def code_messages() -> set[str]:
     """Every message the code marks for translation, as ``make catalogs`` extracts them."""
     found = set()
     places = [(ROOT / folder, [("**.py", "python")]) for folder in SOURCES]
-    places.append((PAGE, [("**/view.js", "javascript"), ("**/play.js", "javascript")]))
+    places.append((PAGE, [(f"**/{name}.js", "javascript") for name in ("view", "play", "board")]))
     for folder, method_map in places:
         for _file, _line, message, _comments, _context in extract_from_dir(
             folder, method_map=method_map, keywords=KEYWORDS

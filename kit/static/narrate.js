@@ -1,10 +1,11 @@
-"use strict";
+// @ts-check
+import { _, _f, fill, heard } from "./words.js";
 // The events in words, the lines the terminal shows (seats/narrate.py): the same
 // messages, from the same catalogs, in the page's language; "you" is the reader's seat
 // (null for a spectator). tests/web/test_narrate.py holds the two narrators to the same
 // lines, event by event, in every language.
 
-function ordinal(n) {
+export function ordinal(n) {
   if (n === 1) return _("1st");
   let form;
   if (n % 100 >= 10 && n % 100 <= 20) form = _("{n}th");
@@ -12,7 +13,7 @@ function ordinal(n) {
   return form.replace(/\{n\}/g, String(n));
 }
 
-function describe(event, names, me) {
+export function describe(event, names, me) {
   const who = (seat) => (seat === me ? _("you") : names[seat]);
   switch (event.type) {
     case "match_start":

@@ -1,4 +1,8 @@
-"use strict";
+// @ts-check
+import { apply, applyTurn, drawBoard, fromState, newBoard } from "./board.js";
+import { add, card, coalesced, el } from "./cards.js";
+import { _, _f, N_, heard } from "./words.js";
+import * as Wire from "./wire.js";
 // A seat at the table from the browser: protocol v1 over the WebSocket at /play
 // (PROTOCOL.md, "Over a WebSocket"), the same messages a terminal player sends. The
 // resume token is kept in this browser, so a reload or a phone that slept comes back
@@ -240,7 +244,7 @@ class Seat {
    * its words, choice or tick, an open ``details`` stays open, and the focus and caret
    * stay where they were. */
   draw() {
-    const focused = document.activeElement;
+    const focused = /** @type {HTMLInputElement | null} */ (document.activeElement);
     const active = focused && focused.dataset ? focused.dataset.keep : null;
     const caret = active && focused.selectionStart !== undefined ? focused.selectionStart : null;
     for (const field of this.into.querySelectorAll("[data-keep]")) {
@@ -456,7 +460,13 @@ function houseRules() {
 const EVENT_TYPES = { match_start: 1, round_start: 1, played: 1, reshuffled: 1, declared: 1, resigned: 1, round_void: 1, match_end: 1 };
 let seat = null;
 
-function showPlay() {
+/** The seat of this page, once it has sat down (null before). */
+export function currentSeat() {
+  return seat;
+}
+
+/** The Play page, drawn into ``main``; ``route`` draws the page again. */
+export function showPlay(main, route) {
   if (!localStorage.getItem(NAME_KEY)) {
     add(main, el("h1", null, _("Play")));
     const form = el("form", "name-form");

@@ -1,35 +1,37 @@
-"use strict";
+// @ts-check
+import { el } from "./cards.js";
+
 // The page's words in the player's language, from the same gettext catalogs as the
 // terminal's (make catalogs extracts the _("...") of these scripts too). English is the
 // source: a message with no translation is shown as written. The language is the one
 // chosen on the page, else the browser's first that the project speaks.
-const SPOKEN = { en: "English", tl: "Tagalog", nl: "Nederlands", fr: "fran\u00e7ais", zu: "isiZulu" };
+export const SPOKEN = { en: "English", tl: "Tagalog", nl: "Nederlands", fr: "fran\u00e7ais", zu: "isiZulu" };
 const LANG_KEY = "leastscore.lang";
 let WORDS = {};
 let HEARD = [];  // the server's and the engine's English sentences a page says in its language
 
-function _(text) {
+export function _(text) {
   return WORDS[text] || text;
 }
 
 /** A message marked for the catalogs and translated where it is shown (with _). */
-function N_(text) {
+export function N_(text) {
   return text;
 }
 
 /** A message with {placeholders}, filled after it is translated. */
-function _f(text, values) {
+export function _f(text, values) {
   return fill(_(text), values);
 }
 
 /** {placeholders} filled in a message already in the page's language. */
-function fill(text, values) {
+export function fill(text, values) {
   return text.replace(/\{(\w+)\}/g, (whole, key) => (key in values ? String(values[key]) : whole));
 }
 
 /** A sentence the server or the engine wrote in English (a refusal, why a player
  * left), in the page's language when it is one the catalogs know, its values kept. */
-function heard(text) {
+export function heard(text) {
   for (const message of HEARD) {
     const names = [];
     const source = message.split(/\{(\w+)\}/).map((part, i) => {
@@ -44,7 +46,7 @@ function heard(text) {
   return text;
 }
 
-function chosenLanguage() {
+export function chosenLanguage() {
   const kept = localStorage.getItem(LANG_KEY);
   if (kept && kept in SPOKEN) return kept;
   for (const tag of navigator.languages || [navigator.language || "en"]) {
@@ -55,7 +57,7 @@ function chosenLanguage() {
   return "en";
 }
 
-async function loadWords(code) {
+export async function loadWords(code) {
   WORDS = {}; HEARD = [];
   document.documentElement.lang = code;
   if (code === "en") return;
@@ -66,7 +68,7 @@ async function loadWords(code) {
 }
 
 /** The language chooser of the header. */
-function languageChooser(current, changed) {
+export function languageChooser(current, changed) {
   const select = el("select", "language");
   select.setAttribute("aria-label", "Language");
   for (const [code, name] of Object.entries(SPOKEN)) {
@@ -78,4 +80,10 @@ function languageChooser(current, changed) {
   }
   select.onchange = () => { localStorage.setItem(LANG_KEY, select.value); changed(select.value); };
   return select;
+}
+
+/** The words of a language, given as /api/words/CODE sends them (the narrator's test in
+ * node uses it; the page loads them with loadWords). */
+export function useWords(words, heardSentences) {
+  WORDS = words; HEARD = heardSentences;
 }

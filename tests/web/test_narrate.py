@@ -1,7 +1,7 @@
 """The page tells the events in the terminal's words (``kit/static/narrate.js`` against
 ``seats/narrate.py``), in every language, for a spectator and for each seat.
 
-Run in node, the same scripts the browser loads (``words.js``, ``narrate.js``), given
+Run in node, the same ES modules the browser loads (``words.js``, ``narrate.js``), given
 the words ``/api/words/CODE`` sends: every event of whole matches, each in every copy
 a reader may get, must read exactly as the terminal reads it in that language.
 """
@@ -26,20 +26,20 @@ from leastscore.lang import HEARD, LANGUAGES, speaking, words
 STATIC = Path(__file__).parents[2] / "kit" / "static"
 
 SCRIPT = r"""
-const fs = require("fs"), vm = require("vm");
-const [words, narrate] = process.argv.slice(2);
-const cases = process.argv[1].replace(/run\.js$/, "cases.json");
-const given = JSON.parse(fs.readFileSync(cases, "utf8"));
-const page = vm.createContext({});
-vm.runInContext(fs.readFileSync(words, "utf8") + "\n" + fs.readFileSync(narrate, "utf8")
-  + "\nthis.use = (w, h) => { WORDS = w; HEARD = h; }; this.describe = describe;", page);
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const [cases, words, narrate] = process.argv.slice(2);
+const given = JSON.parse(readFileSync(cases, "utf8"));
+const { useWords } = await import(pathToFileURL(words).href);
+const { describe } = await import(pathToFileURL(narrate).href);
 const out = {};
 for (const [code, lang] of Object.entries(given.languages)) {
-  page.use(lang.words, lang.heard);
-  out[code] = given.cases.map(([event, names, me]) => page.describe(event, names, me));
+  useWords(lang.words, lang.heard);
+  out[code] = given.cases.map(([event, names, me]) => describe(event, names, me));
 }
 console.log(JSON.stringify(out));
 """
+
 
 NAMES = ("Ann", "Bea", "Cy")
 MANY = tuple(f"P{i}" for i in range(23))
@@ -89,9 +89,10 @@ def test_the_page_tells_every_event_as_the_terminal_does_in_every_language(
     (tmp_path / "cases.json").write_text(
         msgspec.json.encode({"languages": languages, "cases": given}).decode()
     )
-    (tmp_path / "run.js").write_text(SCRIPT)
+    (tmp_path / "run.mjs").write_text(SCRIPT)
+    scripts = (STATIC / "words.js", STATIC / "narrate.js")
     done = subprocess.run(
-        [node, *map(str, (tmp_path / "run.js", STATIC / "words.js", STATIC / "narrate.js"))],
+        [node, *map(str, (tmp_path / "run.mjs", tmp_path / "cases.json", *scripts))],
         capture_output=True,
         text=True,
         timeout=120,

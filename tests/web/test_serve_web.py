@@ -45,3 +45,15 @@ def test_serve_web_prints_the_address_and_serves_the_view(tmp_path: Path) -> Non
 def test_a_bad_web_address_is_refused_clearly() -> None:
     done = leastscore("serve", "--port=0", "--no-db", "--web=here")
     assert done.returncode == 2 and "--web wants [HOST:]PORT" in done.stderr
+
+
+def test_the_pages_scripts_are_checked_es_modules_sharing_no_globals() -> None:
+    """Each script (the vendored codec aside) is an ES module tsc checks (``// @ts-check``,
+    ``make lint``), and the board page loads one entry module: they share what they
+    import, not globals."""
+    scripts = [f for f in STATIC.glob("*.js") if f.name != "msgpack.min.js"]
+    assert {"view.js", "board.js", "play.js", "arena.js", "live.js"} <= {f.name for f in scripts}
+    for f in scripts:
+        assert f.read_text().startswith("// @ts-check\n"), f
+    page = (STATIC.parent / "templates" / "board.html").read_text()
+    assert page.count("<script") == 1 and '<script type="module" src="/static/view.js">' in page

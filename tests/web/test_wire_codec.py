@@ -1,6 +1,6 @@
 """The page's MessagePack codec (``kit/static/wire.js``) against the protocol's test vectors.
 
-Run in node, the same script the browser loads: each vector's frame body decodes to its
+Run in node, the same ES module the browser loads: each vector's frame body decodes to its
 message, and what the page encodes decodes (by this implementation's codec) to the same
 message. Key order and integer widths are free on the wire; values are not.
 """
@@ -21,8 +21,10 @@ WIRE = ROOT / "kit" / "static" / "wire.js"
 VECTORS = ROOT / "protocol" / "vectors" / "messages.json"
 
 SCRIPT = r"""
-const Wire = require(process.argv[2]);
-const vectors = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8")).messages;
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+const Wire = await import(pathToFileURL(process.argv[2]).href);
+const vectors = JSON.parse(readFileSync(process.argv[3], "utf8")).messages;
 const exact = (_, v) => (typeof v === "bigint" ? { bigint: v.toString() } : v);
 const out = vectors.map((v) => {
   const body = Buffer.from(v.frame.slice(8), "hex");
@@ -53,7 +55,7 @@ def test_the_page_codec_reads_and_writes_every_vector_as_the_server_does(tmp_pat
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed (apt-get install nodejs)")
-    script = tmp_path / "vectors.js"
+    script = tmp_path / "vectors.mjs"
     script.write_text(SCRIPT)
     done = subprocess.run(
         [node, str(script), str(WIRE), str(VECTORS)],
