@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS tables_played (
     entrants TEXT NOT NULL,       -- JSON: the submissions at the table
     state TEXT NOT NULL,          -- playing, done
     started REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    worker TEXT                   -- the cluster's worker that played it (NULL: here)
 );
 CREATE TABLE IF NOT EXISTS matches (
     id INTEGER PRIMARY KEY,
@@ -122,6 +123,9 @@ class Book:
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process loses nothing in WAL
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables_played)")}
+        if "worker" not in columns:  # a book from before tables were played on clusters
+            self.db.execute("ALTER TABLE tables_played ADD COLUMN worker TEXT")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -306,9 +310,11 @@ class Book:
         table_id: int,
         matches: list[tuple[tuple[int, ...], bytes]],
         stderr: dict[str, tuple[str, int, int]] | None = None,
+        worker: str | None = None,
     ) -> None:
-        """A table's matches (and where each author's standard error for it lies),
-        written with the table's end in one transaction."""
+        """A table's matches (and where each author's standard error for it lies, and
+        the cluster's worker that played it), written with the table's end in one
+        transaction."""
         with self.transaction():
             for author, (path, start, end) in (stderr or {}).items():
                 self.db.execute(
@@ -322,8 +328,8 @@ class Book:
                     (table_id, msgspec.json.encode(seats).decode(), result.decode()),
                 )
             self.db.execute(
-                "UPDATE tables_played SET state = 'done', finished = ? WHERE id = ?",
-                (time.time(), table_id),
+                "UPDATE tables_played SET state = 'done', finished = ?, worker = ? WHERE id = ?",
+                (time.time(), worker, table_id),
             )
 
     def played(self, where: str = "TRUE", values: tuple[object, ...] = ()) -> list[PlayedMatch]:

@@ -27,7 +27,7 @@ from .config import ArenaConfig
 from .intake import Verdict, judge, receive
 from .matchmaker import Standing, next_table
 from .standings import Ledger, Row, around, spread
-from .tables import Seated, Tables, compress_logs
+from .tables import Seated, Tables, WorkerLost, compress_logs
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -188,17 +188,22 @@ class Arena:
     ) -> None:
         """One table, written to the book when it is over. A table that fails (a fault of
         the arena's own, a lost worker) is forgotten, as a kill would leave it, and the
-        loop goes on: one broken table must not stop the arena."""
+        loop goes on: one broken table must not stop the arena. A worker lost is said in
+        one line (it is the cluster's doing, not a bug); any other failure with its
+        traceback. Neither charges an entrant: a program's faults are in its results."""
         seed = secrets.randbits(63)
         table_id = self.book.begin_table(seed, [s.submission for s in chosen])
         try:
             played = await tables.play(chosen, everyone, seed, self.table_folder(table_id))
-        except Exception:
-            log.exception("table %d failed; it is forgotten", table_id)
+        except Exception as e:
+            if isinstance(e, WorkerLost):
+                log.warning("table %d: its worker was lost: %s; it is forgotten", table_id, e)
+            else:
+                log.exception("table %d failed; it is forgotten", table_id)
             self.book.forget_table(table_id)
             await asyncio.sleep(IDLE)
             return
-        self.book.end_table(table_id, played.matches, played.stderr)
+        self.book.end_table(table_id, played.matches, played.stderr, played.worker)
         self.poke()
         await asyncio.to_thread(compress_logs, self.table_folder(table_id))
 

@@ -49,10 +49,19 @@ class Seated:
 @dataclass(frozen=True)
 class PlayedTable:
     """What a table left: each match's seats (submission ids, in seat order) and result,
-    and where each author's standard error for this table lies (file, start, end)."""
+    and where each author's standard error for this table lies (file, start, end); and,
+    for a table played on a cluster, the worker that played it."""
 
     matches: list[tuple[tuple[int, ...], bytes]]
     stderr: dict[str, tuple[str, int, int]]
+    worker: str | None = None
+
+
+class WorkerLost(RuntimeError):
+    """A table that could not be played to the end for no fault of its entrants: the
+    workers it was played on died, or what it needed went with them. It is forgotten
+    and played again later; no program is charged for it (a program's own faults are
+    the referee's, in the match's result)."""
 
 
 def stderr_file(stderr_dir: Path, author: str) -> Path:

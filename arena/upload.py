@@ -14,10 +14,12 @@ allows; nothing is written until every member has been looked at. The manifest,
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import posixpath
 import shlex
+import stat
 import tarfile
 import tomllib
 from pathlib import Path
@@ -100,6 +102,34 @@ def pack_built(folder: Path) -> bytes:
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tar:
         tar.add(folder, arcname=".")
     return buffer.getvalue()
+
+
+def content_hash(folder: Path) -> str:
+    """What ``folder`` holds, as a SHA-256 (hex): every name, kind, mode, link target
+    and byte, in a fixed order, and nothing else (not when a file was made), so that
+    two builds that made the same files have the same hash and any two that differ
+    in one byte or one mode do not. A cluster's copy of a version is keyed by it."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted([*dirs, *files]):
+            path = Path(root, name)
+            kind, mode, body = _entry(path)
+            where = str(path.relative_to(folder)).encode()
+            digest.update(f"{kind} {mode:o} {len(where)} {len(body)}\n".encode() + where + body)
+    return digest.hexdigest()
+
+
+def _entry(path: Path) -> tuple[str, int, bytes]:
+    """One entry of a folder for its hash: its kind, its mode and what it holds (a
+    file's bytes, a link's target)."""
+    info = path.lstat()
+    mode = stat.S_IMODE(info.st_mode)
+    if stat.S_ISLNK(info.st_mode):
+        return "l", mode, os.readlink(path).encode()
+    if stat.S_ISREG(info.st_mode):
+        return "f", mode, path.read_bytes()
+    return ("d" if stat.S_ISDIR(info.st_mode) else "o"), mode, b""
 
 
 def unpack_built(archive: bytes, into: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -91,40 +92,128 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
     assert any((folder / "tables").glob("*/logs/*.jsonl.gz")), "no log came back"
 
 
+def built(folder: Path, code: str = "print('hi')\n") -> Path:
+    """A version's folder as the arena built it."""
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text('run = "python3 bot.py"\n')
+    (folder / "bot.py").write_text(code)
+    return folder
+
+
+class Worker:
+    """What ``ArenaPlugin`` reads of a Dask worker."""
+
+    def __init__(self, folder: Path) -> None:
+        self.local_directory = str(folder)
+
+
 def test_a_worker_keeps_only_the_versions_that_play(tmp_path: Path) -> None:
     """Unpacked once per version; a version no slot plays with any more is removed."""
     from leastscore.arena.cluster import ArenaPlugin
     from leastscore.arena.config import ArenaConfig
     from leastscore.arena.tables import Seated
-    from leastscore.arena.upload import pack_built
+    from leastscore.arena.upload import content_hash, pack_built
 
-    class Worker:
-        local_directory = str(tmp_path / "worker")
-
-    made = tmp_path / "made"
-    made.mkdir()
-    (made / "bot.toml").write_text('run = "python3 bot.py"\n')
-    (made / "bot.py").write_text("print('hi')\n")
-    archive = pack_built(made)
+    made = built(tmp_path / "made")
+    other = built(tmp_path / "other", "print('ho')\n")
+    a, b = content_hash(made), content_hash(other)
+    worker = Worker(tmp_path / "worker")
     plugin = ArenaPlugin(ArenaConfig())
-    plugin.setup(Worker())
+    plugin.setup(worker)
     try:
-        old = plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), archive)
-        assert old.folder == tmp_path / "worker/leastscore-arena/submissions/ann/v1"
+        old = plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), a,
+                           pack_built(made))  # fmt: skip
+        assert old.folder == tmp_path / f"worker/leastscore-arena/versions/{a}"
         assert (old.folder / "bot.py").read_text() == "print('hi')\n"
         (old.folder / "bot.py").write_text("changed")
-        plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), archive)
+        plugin._here(Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x"), a, b"")
         assert (old.folder / "bot.py").read_text() == "changed"  # not unpacked again
-        new = plugin._here(Seated(2, "ann", Path("/arena/submissions/ann/v2"), "x"), archive)
-        plugin.using = {0: {1, 2}, 1: {2}}
+        new = plugin._here(Seated(2, "ann", Path("/arena/submissions/ann/v2"), "x"), b,
+                           pack_built(other))  # fmt: skip
+        plugin.using = {0: {a, b}, 1: {b}}
         plugin.tidy()
         assert old.folder.is_dir() and new.folder.is_dir()  # slot 0 still plays v1
-        plugin.using[0] = {2}
+        plugin.using[0] = {b}
         plugin.tidy()
         assert not old.folder.exists() and new.folder.is_dir()
     finally:
-        plugin.teardown(Worker())
+        plugin.teardown(worker)
     assert not (tmp_path / "worker/leastscore-arena").exists()  # no bot left behind
+
+
+def test_a_worker_cannot_mistake_one_version_for_another(tmp_path: Path) -> None:
+    """A worker once kept its copies by submission id: a second arena on the same
+    cluster (or a book begun again) seated its own submission 1 from the first
+    arena's files. Copies are kept by what they hold now: each version runs its own
+    files, and the same files under two ids are one copy."""
+    from leastscore.arena.cluster import ArenaPlugin
+    from leastscore.arena.config import ArenaConfig
+    from leastscore.arena.tables import Seated
+    from leastscore.arena.upload import content_hash, pack_built
+
+    mine, theirs = built(tmp_path / "mine"), built(tmp_path / "theirs", "print('ho')\n")
+    worker = Worker(tmp_path / "worker")
+    plugin = ArenaPlugin(ArenaConfig())
+    plugin.setup(worker)
+    try:
+        seat = Seated(1, "ann", Path("/arena/submissions/ann/v1"), "x")
+        first = plugin._here(seat, content_hash(mine), pack_built(mine))
+        second = plugin._here(seat, content_hash(theirs), pack_built(theirs))
+        assert (first.folder / "bot.py").read_text() == "print('hi')\n"
+        assert (second.folder / "bot.py").read_text() == "print('ho')\n"
+        same = plugin._here(Seated(7, "bo", seat.folder, "x"), content_hash(mine), b"")
+        assert same.folder == first.folder  # one copy of the same files
+    finally:
+        plugin.teardown(worker)
+
+
+class Scattered:
+    """A Dask future of scattered data, as ``Shipping`` sees it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.status = "finished"
+
+
+class Cluster:
+    """A client that counts what is scattered to the cluster."""
+
+    def __init__(self) -> None:
+        self.sent: list[Scattered] = []
+
+    async def scatter(self, data: bytes, hash: bool, broadcast: bool) -> Scattered:
+        assert not hash and broadcast  # a copy on every worker: one worker lost loses none
+        self.sent.append(Scattered(data))
+        return self.sent[-1]
+
+
+async def test_an_identical_build_is_shipped_once_and_a_lost_copy_again(tmp_path: Path) -> None:
+    """Shipping kept one copy per submission: an author who sent the same bot again (a
+    new version, the same files) had it packed and sent to every worker again; and a
+    copy lost with the workers that held it stayed held, so every later table that
+    seated the version was cancelled. Now copies are by content, and a lost one is
+    sent again."""
+    from leastscore.arena.cluster import Shipping
+    from leastscore.arena.tables import Seated
+    from leastscore.arena.upload import content_hash
+
+    first, again = built(tmp_path / "ann/v1"), built(tmp_path / "ann/v2")
+    os.utime(again / "bot.py", (1, 1))  # built later: the same files
+    other = built(tmp_path / "bo/v1", "print('ho')\n")
+    cluster = Cluster()
+    shipping = Shipping(cluster)  # type: ignore[arg-type]
+    one = [Seated(1, "ann", first, "x"), Seated(3, "bo", other, "x")]
+    versions, before = await shipping.held(one)
+    assert versions == {1: content_hash(first), 3: content_hash(other)} and len(cluster.sent) == 2
+    two = [Seated(2, "ann", again, "x"), Seated(3, "bo", other, "x")]
+    versions, held = await shipping.held(two)
+    assert versions[2] == content_hash(first) and len(cluster.sent) == 2  # not sent again
+    assert held == before
+    lost = held[versions[3]]
+    lost.status = "cancelled"  # type: ignore[attr-defined]  # its workers all died
+    versions, held = await shipping.held(two)
+    assert len(cluster.sent) == 3 and held[versions[3]] is cluster.sent[2] is not lost
+    assert held[versions[2]] is before[versions[2]]  # ann's copy is still there
 
 
 def test_no_scheduler_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

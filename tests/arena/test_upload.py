@@ -11,6 +11,7 @@ import pytest
 from leastscore.arena.upload import (
     Manifest,
     UploadRefused,
+    content_hash,
     pack,
     pack_built,
     unpack,
@@ -121,3 +122,28 @@ def test_a_built_folder_travels_whole_but_no_link_leads_out(tmp_path: Path) -> N
     assert (into / "lib" / "code.txt").read_text() == "code"
     assert not (into / "outside").exists() and not (into / "outside").is_symlink()
     assert not (into / "climbs").is_symlink()
+
+
+def test_a_folder_s_hash_is_what_it_holds_and_nothing_else(tmp_path: Path) -> None:
+    """A cluster keys each version's copy by this hash: the same files built again (at
+    another time) hash the same; a byte, a mode, a name or a link's target more or less
+    does not."""
+
+    def built(name: str, code: str = "code", target: str = "lib/code.txt") -> Path:
+        folder = tmp_path / name
+        (folder / "lib").mkdir(parents=True)
+        (folder / "bot.toml").write_text('run = "./bot"\n')
+        (folder / "lib" / "code.txt").write_text(code)
+        os.symlink(target, folder / "link")
+        return folder
+
+    first = built("first")
+    again = built("again")
+    os.utime(again / "lib" / "code.txt", (1, 1))  # built an hour, a year later: the same
+    assert content_hash(first) == content_hash(again)
+    assert content_hash(built("byte", code="cods")) != content_hash(first)
+    assert content_hash(built("target", target="bot.toml")) != content_hash(first)
+    (again / "bot.toml").chmod(0o755)
+    assert content_hash(again) != content_hash(first)
+    (first / "lib" / "more").mkdir()
+    assert content_hash(first) != content_hash(built("fewer"))
