@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar, Protocol
 
 from leastscore.game import Event, IllegalMove, Move, View
+from leastscore.protocol.peer import SeatTurn
 
 
 class SeatFailed(Exception):
@@ -142,16 +143,16 @@ class AnswersLater(Protocol):
         """The ask is over (withdrawn, or the match ended): call nothing more."""
 
 
-class MoveSlot:
-    """Where a remote player's move waits until the driver asks for it.
+class MoveSlot(SeatTurn):
+    """Where a remote player's move waits until the driver asks for it, on the turn
+    its seat was told of (``SeatTurn``).
 
     The ``turn`` message goes out before the driver starts waiting, and a
     fast client can answer in between; the slot keeps such an early move.
     """
 
     def __init__(self) -> None:
-        self._open = False
-        self._stamp: tuple[int, int] | None = None
+        super().__init__()
         self._early: Move | None = None
         self._waiting: asyncio.Future[Move] | None = None
         self._listener: tuple[Callable[[Move], None], Callable[[SeatFailed], None]] | None = None
@@ -165,13 +166,6 @@ class MoveSlot:
         self._stamp = stamp
         self._early = None
 
-    def expect(self, stamp: tuple[int, int]) -> None:
-        """The seat is asked for the move of turn ``stamp``: open for it unless it is
-        open for it already (then an early answer is kept). A seat handed back to its
-        player in the middle of a turn was not told of that turn while a bot held it."""
-        if not self._open or self._stamp != stamp:
-            self.open(stamp)
-
     def close(self) -> None:
         """The turn is over (the move was accepted, or another seat is to move)."""
         self._open = False
@@ -180,7 +174,7 @@ class MoveSlot:
     def offer(self, move: Move, move_id: int | None, stamp: tuple[int, int] | None = None) -> bool:
         """A move arrived; False when this seat is not to move, already answered, or the
         move says it answers another turn (a late answer must not land on a later turn)."""
-        if stamp is not None and stamp != self._stamp:
+        if self.names_another(stamp):
             return False
         listener = self._listener
         if listener is not None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 from leastscore.protocol import ProtocolError, encode, errors
-from leastscore.protocol.messages import Error, Message
+from leastscore.protocol.messages import Error, Hello, Message
 
 from .session import Session
 
@@ -49,7 +49,7 @@ class Connection:
         queued and none was)."""
         self.server = server
         self.session = Session(server.config, server.loop.time(), on_output=on_output)
-        self.send_bytes = self.session.send_bytes
+        self.send_bytes = self.session.wire.send_bytes
         """Queue a frame; what is queued until the write goes out at once."""
         self.address = "?"
         """The peer's address without its port: what limits per machine count by."""
@@ -119,10 +119,23 @@ class Connection:
         """Give back the rate-limit token of an accepted move (see ``Session.refund``)."""
         self.session.refund()
 
+    def agree(self, hello: Hello) -> int | None:
+        """The version to speak with the client that said ``hello``; None when there is
+        none in common (refused, and the connection closed)."""
+        version = self.session.wire.agree(hello)
+        if version is None:
+            self.close()
+        return version
+
     def greeted(self, player: Player, version: int) -> None:
         """The handshake is done: this connection now speaks ``version`` for ``player``."""
         self.session.greeted(player, version, self.server.loop.time())
         self._arm()
+
+    def welcome(self, player: Player, version: int, resumed: bool, msg_id: int | None) -> None:
+        """The handshake is done (``greeted``), and said: ``welcome``."""
+        self.greeted(player, version)
+        self.session.wire.welcome(version, msg_id, player.id, player.token, resumed)
 
     # -- carrying out what the session decided ------------------------------------------
 
@@ -183,10 +196,11 @@ class Connection:
         """Write what is queued, in one write (the server calls this once per pass of
         the loop); a client that reads too slowly is cut past the send limit."""
         session = self.session
-        out = session.queued
+        wire = session.wire
+        out = wire.outbox
         if not out:
             return
-        session.queued = []  # as ``data_to_send``, without the call: a write or more a move
+        wire.outbox = []  # as ``data_to_send``, without the call: a write or more a move
         transport = self._open_transport()
         if transport is None:
             return

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from leastscore.game import Rules
-from leastscore.protocol import errors, negotiate, version_refusal
+from leastscore.protocol import errors
 from leastscore.protocol.convert import move_from_wire, stamp_of
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import (
@@ -31,7 +31,6 @@ from leastscore.protocol.messages import (
     Say,
     Start,
     Tables,
-    Welcome,
 )
 
 from .guesses import Guesses
@@ -79,15 +78,10 @@ class Lobby:
     # -- handshake ------------------------------------------------------------------
 
     def hello(self, conn: Connection, hello: Hello) -> None:
-        if conn.player is not None:
-            raise ProtocolError(errors.BAD_MESSAGE, "hello was already said", hello.id, "hello")
-        version = negotiate(hello.protocol)
+        """A ``hello`` the connection's conversation took (a second one it refuses)."""
+        version = conn.agree(hello)
         if version is None:
-            conn.send(version_refusal(hello.protocol, hello.id))
-            conn.close()
-            return
-        from leastscore.about import VERSION
-
+            return  # refused, and closed
         if hello.token is not None:
             player = self.players.by_token(hello.token)
             if player is None:
@@ -100,20 +94,14 @@ class Lobby:
             if old is not None and old is not conn and not old.closed:
                 old.bye("this player connected again elsewhere")
             player.conn = conn
-            conn.greeted(player, version)
-            conn.send(
-                Welcome(version, f"leastscore {VERSION}", player.id, player.token, True, hello.id)
-            )
+            conn.welcome(player, version, True, hello.id)
             log.info("%s resumed as %s", conn.peer, player.name)
             if player.room is not None:
                 player.room.player_back(player)
             return
         player = self.players.new(hello.name.strip(), hello.bot)
         player.conn = conn
-        conn.greeted(player, version)
-        conn.send(
-            Welcome(version, f"leastscore {VERSION}", player.id, player.token, False, hello.id)
-        )
+        conn.welcome(player, version, False, hello.id)
         log.info("%s joined as %s (%s)", conn.peer, player.name, hello.client or "unknown client")
 
     def lost(self, player: Player) -> None:

@@ -2,10 +2,13 @@
 
 A ``Session`` is given what arrives (bytes of a stream, or whole frames) and the
 time, and keeps what follows: the client's messages to handle, in order; the
-frames to send; whether to close, and when to look at it again. Its asyncio
-shell over TCP is ``server.connection.TcpConnection``; another transport (a
-WebSocket, whose messages are whole frames) is another shell over the same
-session, with the same limits and errors.
+frames to send; whether to close, and when to look at it again. What is said on
+the wire (frames, the hello first, the welcome, refusals, the outbox) is the
+conversation's, ``protocol.peer.HostPeer``, the same as a stdio host's; the session
+adds the server's limits in time and rate. Its asyncio shell over TCP is
+``server.connection.TcpConnection``; another transport (a WebSocket, whose
+messages are whole frames) is another shell over the same session, with the same
+limits and errors.
 """
 
 from __future__ import annotations
@@ -17,15 +20,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import msgspec
-from leastscore.protocol import (
-    FrameReader,
-    FrameTooLarge,
-    ProtocolError,
-    decode_client,
-    encode,
-    errors,
-)
-from leastscore.protocol.messages import Bye, Error, Hello, Message
+from leastscore.protocol import ProtocolError, decode_client, errors
+from leastscore.protocol.messages import Bye, Error, Message
+from leastscore.protocol.peer import SERVER, HostPeer
 
 from .config import ServerConfig
 
@@ -92,7 +89,8 @@ class Session:
     handshake that never comes, a frame begun and never finished, silence in
     the lobby, a flood of messages, a client that will not hang up) is a rule
     about time, and here each is tested with plain numbers for a clock; and the
-    same rules hold whatever carries the bytes.
+    same rules hold whatever carries the bytes. What is said to the client, and
+    what it may say when, is its conversation's (``wire``, a ``HostPeer``).
 
     The shell feeds it ``receive_data`` (a byte stream, cut into frame bodies
     here; a transport of whole frames skips it) and hands each body to ``take``,
@@ -107,13 +105,11 @@ class Session:
         """``on_output``: called when a frame is queued and none was: the shell arranges
         a write (and everything queued until it happens goes out at once)."""
         self.config = config
-        self.on_output = on_output
-        self.reader = FrameReader(config.max_frame)
+        self.wire = HostPeer(SERVER, limit=config.max_frame, on_output=on_output)
+        """The conversation: frames, the hello, refusals, the outbox."""
         self.limit = RateLimit(config.rate, config.burst, now)
         self.phase = Phase.GREETING
         self.player: Player | None = None
-        self.version: int | None = None
-        """The protocol version agreed in this connection's ``hello``."""
         self.peer = "?"
         """Who is at the other end, for the log."""
         self.opened = now
@@ -124,8 +120,6 @@ class Session:
         self._idle_check: float | None = None
         """When to look whether a greeted client has been quiet too long."""
         self._linger_until: float | None = None
-        self.queued: list[bytes] = []
-        """Frames to send, each with its length prefix (``data_to_send`` takes them)."""
         self.to_close = False
         """The session said its last word: flush, then half-close the transport."""
         self.to_cut = False
@@ -135,6 +129,16 @@ class Session:
         self.deadline: float | None = now + config.handshake_timeout
         """When ``time_is`` must next be called (None: not until something else happens)."""
 
+    @property
+    def version(self) -> int | None:
+        """The protocol version agreed in this connection's ``hello``."""
+        return self.wire.version
+
+    @property
+    def queued(self) -> list[bytes]:
+        """Frames to send, each with its length prefix (``data_to_send`` takes them)."""
+        return self.wire.outbox
+
     # -- what arrives -------------------------------------------------------------
 
     def receive_data(self, data: bytes, now: float) -> list[bytes]:
@@ -142,13 +146,12 @@ class Session:
         to ``take`` one at a time."""
         if self.closed:
             return []
-        reader = self.reader
-        try:
-            bodies = reader.feed(data)
-        except FrameTooLarge as e:
-            self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(e)))
+        wire = self.wire
+        bodies = wire.receive_data(data)
+        if wire.closed:
+            self._said_last_word()
             return []
-        if reader.pending:
+        if wire.pending:
             if bodies or self._frame_begun is None:  # a new frame begun: it has its own time
                 self._frame_begun = now
                 self._update_deadline()
@@ -160,9 +163,10 @@ class Session:
     def receive_frame(self, body: bytes, now: float) -> Message | None:
         """A whole frame from a transport that frames messages itself (a WebSocket):
         its message, as ``take`` gives it, after the same size limit as a stream's."""
-        limit = self.config.max_frame
-        if len(body) > limit:
-            self.fail(ProtocolError(errors.FRAME_TOO_LARGE, str(FrameTooLarge(len(body), limit))))
+        if self.closed:
+            return None
+        if not self.wire.fits(body):
+            self._said_last_word()
             return None
         return self.take(body, now)
 
@@ -176,26 +180,21 @@ class Session:
         self.last_seen = now
         limit = self.limit
         if limit.allow(now):
-            return self._decode(body)
+            wire = self.wire
+            message = wire.hear(body)
+            if wire.closed:
+                self._said_last_word()
+            return message
         if limit.warn(now):
             self._refuse(body)
         return None
 
-    def _decode(self, body: bytes) -> Message | None:
-        try:
-            message = decode_client(body)
-        except ProtocolError as e:
-            if self.player is None and not e.fatal and e.kind != "hello":
-                e = ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello", e.id)
-            self.refuse(e)
-            return None
-        if self.player is None and not isinstance(message, Hello):
-            msg_id: int | None = getattr(message, "id", None)
-            self.fail(
-                ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello", msg_id)
-            )
-            return None
-        return message
+    def _said_last_word(self) -> None:
+        """The conversation ended itself on a fatal error (said already): close."""
+        error = self.wire.last_word
+        if error is not None:
+            log.info("closing %s: %s (%s)", self.peer, error.code, error.message)
+        self.close()
 
     def _refuse(self, body: bytes) -> None:
         """Say ``rate_limited`` for a dropped message, with its ``id`` when it has one."""
@@ -215,7 +214,7 @@ class Session:
     def greeted(self, player: Player, version: int, now: float) -> None:
         """The handshake is done: the session now speaks ``version`` for ``player``."""
         self.player = player
-        self.version = version
+        self.wire.greeted(version)
         if self.phase is Phase.GREETING:
             self.phase = Phase.OPEN
         self._idle_check = now + self.config.idle_timeout
@@ -279,38 +278,32 @@ class Session:
     # -- what goes out -------------------------------------------------------------------
 
     def send(self, message: msgspec.Struct) -> None:
-        self.send_bytes(encode(message))
+        self.wire.send(message)
 
     def send_bytes(self, data: bytes) -> None:
         """Queue a frame (with its length prefix); dropped once closed."""
-        if self.closed:
-            return
-        out = self.queued
-        out.append(data)
-        if len(out) == 1 and self.on_output is not None:
-            self.on_output()
+        self.wire.send_bytes(data)
 
     @property
     def pending(self) -> bool:
         """Frames are queued to be sent."""
-        return bool(self.queued)
+        return bool(self.wire.outbox)
 
     def data_to_send(self) -> list[bytes]:
         """The frames queued, in order (each with its length prefix), taken out."""
-        out, self.queued = self.queued, []
-        return out
+        return self.wire.data_to_send()
 
     def refuse(self, error: ProtocolError) -> None:
         """Answer a message the server refused: an error, and a close if it is fatal."""
         if error.fatal:
             self.fail(error)
         else:
-            self.send(Error(error.code, error.message, error.id))
+            self.wire.refuse(error)
 
     def fail(self, error: ProtocolError) -> None:
         """Send a fatal error and close."""
         log.info("closing %s: %s (%s)", self.peer, error.code, error.message)
-        self.send(Error(error.code, error.message, error.id))
+        self.wire.fail(error)
         self.close()
 
     def bye(self, reason: str) -> None:
@@ -324,6 +317,7 @@ class Session:
             return
         self.phase = Phase.CLOSING
         self.closed = True
+        self.wire.close()
         self._frame_begun = self._idle_check = None
         self.to_close = True
         self._update_deadline()
@@ -339,8 +333,7 @@ class Session:
         """The transport is gone (the client hung up, or the shell ended it)."""
         self.phase = Phase.CLOSED
         self.closed = True
-        self.on_output = None  # nothing more goes out (and the shell is free to go)
-        self.queued = []
+        self.wire.drop()  # nothing more goes out (and the shell is free to go)
         self.to_close = self.to_cut = False
         self._linger_until = self._frame_begun = self._idle_check = None
         self.deadline = None
