@@ -179,7 +179,7 @@ def servers(wait: float, as_json: bool) -> None:
 
     use(choose(None, os.environ))
     try:
-        found = asyncio.run(find_servers(wait))
+        found = asyncio.run(find_servers(wait, patience=0))
     except DiscoveryUnavailable as e:
         raise click.ClickException(str(e)) from None
     if as_json:
