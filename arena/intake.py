@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leastscore.bots.check import CheckSettings, check_program
-from leastscore.seats.sandbox import Containment
+from leastscore.seats.sandbox import Containment, hand_over
 
 from .config import ArenaConfig
 from .upload import Manifest, UploadRefused, read_manifest, unpack
@@ -84,7 +84,7 @@ async def build(
     its output (stdout and stderr together, the end of it when long)."""
     group = containment.cgroup()
     try:
-        containment.hand_over(folder)  # the build's user writes there, and no other
+        hand_over(folder, containment.user)  # the build's user writes there, and no other
         with containment.command(["sh", "-c", command], str(folder), writable=True) as (
             argv,
             handed,

@@ -271,10 +271,6 @@ class Containment:
                 "another user",
             )
 
-    def hand_over(self, folder: Path) -> None:
-        """Make ``folder`` the programs' user's (see ``hand_over``)."""
-        hand_over(folder, self.user)
-
     def preexec(self, group: Cgroup | None) -> Callable[[], None] | None:
         """What the child does before it runs the program: join its cgroup, set rlimits."""
         if self.mode == "none":
