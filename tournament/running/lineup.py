@@ -217,8 +217,10 @@ class Lineup:
         seating = Seating(seats=[], crashes=[0] * n, problems=[], failures=[{} for _ in range(n)])
         programs = [name for name in fixture.seats if self._entrants[name].kind == "cmd"]
         # made ready side by side: a program's start is mostly waiting for its hello
-        readied = await asyncio.gather(*(self._ready(self._entrants[p]) for p in programs))
-        ready = dict(zip(programs, readied, strict=True))
+        ready: dict[str, _Readied] = {}
+        if programs:  # none in an in-process tournament: no trip through the loop
+            readied = await asyncio.gather(*(self._ready(self._entrants[p]) for p in programs))
+            ready = dict(zip(programs, readied, strict=True))
         for index, name in enumerate(fixture.seats):
             entrant = self._entrants[name]
             seat: Seat
