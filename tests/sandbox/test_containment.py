@@ -16,8 +16,8 @@ from leastscore.seats.limits import Limits
 from leastscore.seats.sandbox import Containment
 from leastscore.tournament.pure import config as configs
 
+from ..support.sandbox import CGROUPS, needs_bwrap, needs_cgroups
 from ..tournament.helpers import PLAYER
-from .test_hostile import CGROUPS, needs_bwrap, needs_cgroups
 
 
 def test_limits_from_text_and_their_mistakes():

@@ -13,23 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 
+from ..support.sandbox import needs_bwrap, needs_cgroups
 from ..tournament.helpers import PLAYER, bots, by_bot, tournament
 
 HOSTILE = Path(__file__).parents[1] / "programs" / "hostile.py"
 SHORT = ("--rule=max_rounds=2", "--rule=max_turns=40")
 """Two players that never declare play 1,000 rounds of 500 moves a match by default
 (a minute of CPU): a match cut short sees as much of the sandbox."""
-HAS_BWRAP = bwrap_path() is not None
-CGROUPS = cgroup_controllers()
-needs_bwrap = pytest.mark.skipif(
-    not HAS_BWRAP, reason="bubblewrap is missing or cannot make namespaces here"
-)
-needs_cgroups = pytest.mark.skipif(
-    not {"pids", "memory"} <= set(CGROUPS),
-    reason="no writable cgroup v1 pids and memory controllers (they need root)",
-)
 MODES = [
     pytest.param("bwrap", marks=needs_bwrap),
     pytest.param("limits"),

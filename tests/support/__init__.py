@@ -8,4 +8,5 @@
 - ``cards``: what a seat or a spectator may see of a match's full log.
 - ``terminal``: ``leastscore play`` in a real pseudo-terminal, and a cable to cut.
 - ``browser``: the web view in a real browser, each step bounded.
+- ``sandbox``: what the sandbox can do here, as marks that skip with the reason.
 """
