@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -90,17 +89,22 @@ async def test_each_planted_fault_is_found_and_told_plainly(
     assert "Result: NOT compliant" in text
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return leastscore("bot", "check", *args)
-
-
 def test_the_command_line_exit_status_says_compliant_or_not() -> None:
     roomy = ["--move-time", "60", "--budget", "20", "--startup-time", "60"]
-    good = run_cli(sdk("Watcher"), "--matches", "1", "--threshold", "15", *roomy)
+    good = leastscore("bot", "check", sdk("Watcher"), "--matches", "1", "--threshold", "15", *roomy)
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.startswith("Checking ") and "Result: compliant." in good.stdout
-    bad = run_cli(
-        sdk("Cheater"), "--matches", "1", "--threshold", "15", "--against", "random", *roomy
+    bad = leastscore(
+        "bot",
+        "check",
+        sdk("Cheater"),
+        "--matches",
+        "1",
+        "--threshold",
+        "15",
+        "--against",
+        "random",
+        *roomy,
     )
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "illegal move" in bad.stdout and "against random" in bad.stdout
