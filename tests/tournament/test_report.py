@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from leastscore.game.rules import Rules, house_rules_text
 from leastscore.tournament.pure.config import TournamentConfig
 from leastscore.tournament.pure.entrants import Entrant
-from leastscore.tournament.pure.report import rich_table, to_html
+from leastscore.tournament.pure.report import output_console, rich_table, to_html
 from leastscore.tournament.pure.stats import Tally
 from rich.console import Console
 
-from ..support.contest import bots, tournament
+from ..support.contest import defined, played
 
 
 def config() -> TournamentConfig:
@@ -41,30 +42,29 @@ def test_house_rules_are_written_as_create_accepts_them():
         assert "tie_loses=True" not in shown
 
 
-def test_a_table_printed_to_a_pipe_is_not_cut() -> None:
+def test_a_table_printed_to_a_pipe_is_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """Piped, the table keeps every name and interval whole (it was cut at 110 columns:
     ``hosti…``, ``67-…``); ``COLUMNS`` still narrows it when set."""
     long = "a-long-entrant-name-from-a-contest"
-    done = tournament(
-        *bots(**{long: "builtin:greedy", "r": "builtin:random"}), "--deals=2", "--quiet",
-        env={"COLUMNS": ""},
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    row = next(line for line in done.stdout.splitlines() if long in line)
+    config = defined({long: "builtin:greedy", "r": "builtin:random"}, deals=2)
+    run = played(config)
+
+    def printed(columns: str) -> str:
+        monkeypatch.setenv("COLUMNS", columns)
+        out = io.StringIO()  # not a terminal, as a pipe is not
+        console = output_console(out)
+        console.print(rich_table(config, run.tally, console.width))
+        return out.getvalue()
+
+    row = next(line for line in printed("").splitlines() if long in line)
     assert "…" not in row and row.count("[") == 1 and row.rstrip().endswith("-")
-    narrow = tournament(
-        *bots(**{long: "builtin:greedy", "r": "builtin:random"}), "--deals=2", "--quiet",
-        env={"COLUMNS": "60"},
-    )  # fmt: skip
-    assert max(map(len, narrow.stdout.splitlines())) <= 60
+    assert max(map(len, printed("60").splitlines())) <= 60
 
 
 def test_a_bot_named_with_markup_is_shown_as_its_characters_in_the_html_report() -> None:
     """Every place the report names a bot (standings, head to head, chart, progress
     page) escapes it: the template environment does, no line of the report by hand."""
     from leastscore.tournament.pure.report import Progress
-
-    from ..support.contest import defined, played
 
     evil = "<script>alert(1)</script>"
     config = defined({evil: "builtin:greedy", "b&b": "builtin:random"}, deals=2)

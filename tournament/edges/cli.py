@@ -465,8 +465,6 @@ def run_tournament(
 def print_standings(config: TournamentConfig, played: Any, output: str) -> None:
     """The standings on standard output: JSON, CSV, or the table (with the SPRT's
     verdict and, past two entrants, the crosstable)."""
-    from rich.console import Console
-
     from ..pure import report
 
     tally, sprt = played.tally, played.sprt
@@ -477,9 +475,7 @@ def print_standings(config: TournamentConfig, played: Any, output: str) -> None:
     if output == "csv":
         sys.stdout.write(report.to_csv(tally))
         return
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=report.output_width())
+    console = report.output_console()
     console.print(report.rich_table(config, tally, console.width))
     if sprt is not None:
         console.print(report.sprt_line(sprt))

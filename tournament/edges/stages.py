@@ -184,8 +184,6 @@ def _report_contest(
     contest's folder, and printed as ``output`` says."""
     import sys
 
-    from rich.console import Console
-
     from ..pure import report
 
     last = outcomes[-1]
@@ -203,9 +201,7 @@ def _report_contest(
     elif output == "csv":
         sys.stdout.write(report.to_csv(last.tally))
     else:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=report.output_width())
+        console = report.output_console()
         for o in outcomes:
             console.print(report.stage_line(stage_report(o)), soft_wrap=True)
         console.print(report.rich_table(final, last.tally, console.width))

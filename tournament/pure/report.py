@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import msgspec
 from leastscore.game.rules import house_rules_text
 from leastscore.kit.pages import render
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 from .config import Dropped, TournamentConfig
@@ -330,13 +332,16 @@ def dropped_text(config: TournamentConfig) -> str:
     return f"dropped before the first match: {reasons}"
 
 
-def output_width() -> int:
-    """The width of a table printed to what is not a terminal: ``COLUMNS`` when set,
-    else wide enough that no column is cut."""
-    import os
-
+def output_console(file: IO[str] | None = None) -> Console:
+    """Where the standings are printed (standard output unless ``file``): a terminal
+    at its own width; anything else (a pipe, a file) at ``COLUMNS`` when set, else
+    wide enough that no column is cut."""
+    console = Console(file=file)
+    if console.is_terminal:
+        return console
     columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else 400
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else 400
+    return Console(file=file, width=width)
 
 
 WIDE = 110
