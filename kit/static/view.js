@@ -117,10 +117,11 @@ async function showReplay(id) {
   const body = el("div");
   add(main, controls, body);
   let at = 0;
+  let board = newBoard();
   const show = (n) => {
-    at = Math.max(0, Math.min(steps.length, n));
-    const board = newBoard();
-    for (let i = 0; i < at; i++) apply(board, steps[i].event);
+    n = Math.max(0, Math.min(steps.length, n));
+    if (n < at) { board = newBoard(); at = 0; }  // back: fold again from the start
+    for (; at < n; at++) apply(board, steps[at].event);  // forward: only the new steps
     body.replaceChildren();
     drawBoard(board, body, false);
     counter.textContent = _f("Step {at} of {steps}", { at, steps: steps.length });
