@@ -33,8 +33,8 @@ from pathlib import Path
 import click
 from leastscore.bots import make_bot
 from leastscore.game import Event, Match, Rules
-from leastscore.server.journal import Journal
-from leastscore.server.store import AsyncStore, Batch, MatchDatabase
+from leastscore.server.records.journal import Journal
+from leastscore.server.records.store import AsyncStore, Batch, MatchDatabase
 
 RULES = Rules()
 NAMES = ["ann", "bo", "cy", "di"]

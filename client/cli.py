@@ -246,7 +246,7 @@ async def _play(
 async def _practice_server(local: LocalTable) -> Server:
     """A server inside this program for ``play --local``; its matches are recorded."""
     from leastscore.server.app import Server
-    from leastscore.server.store import StoreError
+    from leastscore.server.records.store import StoreError
 
     from leastscore.about import default_db
 

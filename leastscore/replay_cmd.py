@@ -91,7 +91,7 @@ def replay(source: str, db: str | None, check: bool) -> None:
     status: str | None = None
     if source.isdigit() and not path.exists():
         from leastscore.about import default_db
-        from leastscore.server.store import MatchDatabase, StoreError
+        from leastscore.server.records.store import MatchDatabase, StoreError
 
         db = db or default_db()
         if not Path(db).exists():

@@ -1,7 +1,7 @@
 """How a server describes itself on the LAN: the DNS-SD service type and its TXT record.
 
 Pure: what goes into an announcement and how it is read back. The server's
-announcer (``server/announce.py``) and the client's search
+announcer (``server/lan/announce.py``) and the client's search
 (``client/discovery.py``) do the multicasting.
 """
 

@@ -7,7 +7,7 @@ each program it runs on stdio; both are the host's end of the same conversation,
 the version both sides speak and the ``welcome``, a move read from the wire, a move
 out of turn refused, and the outbox of frames to send, each refusal with the code and
 the words PROTOCOL.md gives it. ``SeatTurn`` is the turn a seat is to answer, as its
-player was told. The shells (``server.session``, ``seats.program``) move the bytes and
+player was told. The shells (``server.net.session``, ``seats.program``) move the bytes and
 the time in and out, and decide what a refusal costs their player.
 
 Never: opens a socket, starts a process, reads a clock, or imports anything but the

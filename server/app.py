@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 
 from leastscore.protocol import ProtocolError, errors
 
-from .announce import Announcer
 from .config import ServerConfig
-from .connection import Connection, TcpConnection
 from .heap import HeapTrimmer
-from .house_bots import HouseBots
-from .journal import Journal
-from .lobby import Lobby
-from .store import AsyncStore
+from .house.bots import HouseBots
+from .lan.announce import Announcer
+from .lobby.lobby import Lobby
+from .net.connection import Connection, TcpConnection
+from .records.journal import Journal
+from .records.store import AsyncStore
 
 if TYPE_CHECKING:
-    from .web import WebView
+    from .web.view import WebView
 
 log = logging.getLogger("leastscore.server")
 

@@ -195,7 +195,7 @@ async def _serve(
     web_at: tuple[str, int] | None = None,
 ) -> None:
     from .app import Server
-    from .store import StoreError
+    from .records.store import StoreError
 
     try:
         server = Server(config)
@@ -210,7 +210,7 @@ async def _serve(
     click.echo(f"listening on {config.host}:{server.port}", err=False)
     if web_at is not None:
         try:
-            from .web import WebView
+            from .web.view import WebView
         except ImportError:
             raise click.ClickException(
                 "the web view needs aiohttp: pip install leastscore[web]"
@@ -226,7 +226,7 @@ async def _serve(
         server.web = view
         click.echo(f"web view at {view.address}")
     if announce_as is not None:
-        from .announce import Announcer
+        from .lan.announce import Announcer
 
         click.echo(f"players on your LAN connect to {lan_address()}:{server.port}")
         server.announcer = Announcer(server, announce_as)
@@ -288,7 +288,7 @@ def history(db: str, limit: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from .store import MatchDatabase, MatchRecord, StoreError
+    from .records.store import MatchDatabase, MatchRecord, StoreError
 
     if not Path(db).exists():
         raise click.ClickException(f"no match database at {db}")

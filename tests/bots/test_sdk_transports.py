@@ -25,7 +25,7 @@ from leastscore.seats.driver import MatchDriver
 from leastscore.seats.link import ServerLink
 from leastscore.seats.program import ProgramSeat
 from leastscore.server.app import Server
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..programs.sdk_bots import Cheater, Raiser, Thinker, Watcher
 from ..support.server import bot_run, finished_matches, recording, wait_for

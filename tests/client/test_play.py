@@ -78,7 +78,7 @@ def test_a_whole_match_against_bots_through_the_keyboard(local: Terminal) -> Non
 def test_a_practice_game_quit_before_its_end_is_not_kept(tmp_path: Path) -> None:
     """``play --local`` records a match played to its end; one quit is nobody's record.
     The database it makes is the player's alone."""
-    from leastscore.server.store import MatchDatabase
+    from leastscore.server.records.store import MatchDatabase
 
     data = tmp_path / "data"
     term = Terminal(*LOCAL, "--threshold", "15", env={"XDG_DATA_HOME": str(data)})

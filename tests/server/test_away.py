@@ -12,7 +12,7 @@ import time
 
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.server import Raw, answer, raw_player, serving, wait_for
 

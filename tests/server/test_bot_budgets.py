@@ -12,7 +12,7 @@ from leastscore.bots.seat import BotSeat
 from leastscore.game import Match, Play, View
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.thinking import ThinkingFailed, ThinkingPool
+from leastscore.server.house.thinking import ThinkingFailed, ThinkingPool
 
 from ..programs.thinking_bots import Counting, Noting, Spinner
 from ..support.server import Raw, ServerProcess
@@ -138,7 +138,7 @@ async def test_a_table_nobody_is_connected_to_stops_its_bots(tmp_path):
         assert len(server.lobby.players) == 0
     finally:
         await server.shutdown()
-    from leastscore.server.store import MatchDatabase
+    from leastscore.server.records.store import MatchDatabase
 
     (record,) = MatchDatabase(str(tmp_path / "m.sqlite3")).matches(5)
     assert record.status == "aborted"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import msgspec
 from leastscore.game import Event, Match, Played, Rules, write_log
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.cli import leastscore
 from ..support.server import Raw, ServerProcess, raw_player, wait_for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from leastscore.server.guesses import Guesses
+from leastscore.server.lobby.guesses import Guesses
 
 
 def checked(guesses: Guesses, table: str, peers: list[str], now: float) -> int:

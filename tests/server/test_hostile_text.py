@@ -81,7 +81,7 @@ def test_history_and_replay_show_any_name_literally(tmp_path) -> None:
     from click.testing import CliRunner
     from leastscore.game import Declare, Match, Play, Rules
     from leastscore.server.cli import history
-    from leastscore.server.store import MatchDatabase
+    from leastscore.server.records.store import MatchDatabase
 
     from leastscore.replay_cmd import replay
 

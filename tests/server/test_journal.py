@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from leastscore.game import Event, Match, Rules, replay
-from leastscore.server.journal import Journal
-from leastscore.server.store import VERSION, AsyncStore, MatchDatabase, StoreError
+from leastscore.server.records.journal import Journal
+from leastscore.server.records.store import VERSION, AsyncStore, MatchDatabase, StoreError
 
 from ..support.cli import leastscore
 from ..support.server import wait_for

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.server import Raw, raw_player
 

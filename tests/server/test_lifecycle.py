@@ -6,7 +6,7 @@ import asyncio
 import signal
 
 from leastscore.server.app import Server
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.cli import leastscore
 from ..support.server import Raw, ServerProcess, raw_player, wait_for

@@ -28,10 +28,10 @@ from leastscore.protocol.messages import (
     Tables,
 )
 from leastscore.server.config import ServerConfig
-from leastscore.server.house_bots import HouseBots
-from leastscore.server.journal import Journal
-from leastscore.server.lobby import Lobby
-from leastscore.server.players import Player
+from leastscore.server.house.bots import HouseBots
+from leastscore.server.lobby.lobby import Lobby
+from leastscore.server.lobby.players import Player
+from leastscore.server.records.journal import Journal
 
 
 class Timer:

@@ -19,7 +19,7 @@ from leastscore.game import (
 )
 from leastscore.game.cards import NAMES
 from leastscore.server.app import Server
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.server import Raw, answer, raw_player, serving, wait_for
 

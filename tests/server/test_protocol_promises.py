@@ -18,10 +18,10 @@ from leastscore.protocol import errors
 from leastscore.protocol.messages import CLIENT_TYPES, ListTables, optional_fields
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.seat import SeatFailed
-from leastscore.server import lobby
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.session import WARN_EVERY, RateLimit
+from leastscore.server.lobby import lobby
+from leastscore.server.net.session import WARN_EVERY, RateLimit
 
 from leastscore import protocol
 

@@ -13,8 +13,8 @@ import pytest
 from leastscore.protocol import ProtocolError, decode_server, frame
 from leastscore.protocol.messages import Bye, Error, Hello, Ping, Pong
 from leastscore.server.config import ServerConfig
-from leastscore.server.players import Player
-from leastscore.server.session import WARN_EVERY, Phase, Session
+from leastscore.server.lobby.players import Player
+from leastscore.server.net.session import WARN_EVERY, Phase, Session
 
 CONFIG = ServerConfig(
     handshake_timeout=10.0,

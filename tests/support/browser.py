@@ -156,7 +156,7 @@ def screenshot_path(name: str) -> Path | None:
 @contextlib.asynccontextmanager
 async def web_server(**config: Any) -> AsyncIterator[tuple[Server, Any]]:
     """A real server on loopback with its web view on a free port, for a test."""
-    from leastscore.server.web import WebView  # aiohttp: the tests that need it skip without
+    from leastscore.server.web.view import WebView  # aiohttp: the tests that need it skip without
 
     server = Server(ServerConfig(port=0, **config))
     await server.start()

@@ -212,7 +212,7 @@ async def bot_run(*argv: str, timeout: float = 60, cwd: str | None = None) -> tu
 
 async def finished_matches(server: Server, count: int) -> list[str]:
     """The players of the recorded matches, once ``count`` are stored (on a thread)."""
-    from leastscore.server.store import MatchDatabase
+    from leastscore.server.records.store import MatchDatabase
 
     store = MatchDatabase(server.config.db or "")
     records = await wait_for(

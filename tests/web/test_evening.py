@@ -32,7 +32,7 @@ from ..support.terminal import Terminal, choose, value
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from leastscore.server.web import WebView
+from leastscore.server.web.view import WebView
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}

@@ -12,7 +12,7 @@ from leastscore.game import Declared, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.seats.narrate import describe
 from leastscore.server.app import Server
-from leastscore.server.store import MatchDatabase
+from leastscore.server.records.store import MatchDatabase
 
 from ..support.browser import no_sideways_scroll, web_server
 from ..support.cards import cards_in, public_cards
@@ -21,7 +21,7 @@ from ..support.server import Raw
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from leastscore.server.web import WebView
+from leastscore.server.web.view import WebView
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 SIZES = [(1280, 800), (390, 844)]

@@ -19,7 +19,7 @@ from ..support.cards import public_cards, visible_to
 
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
-from leastscore.server.web import WebView
+from leastscore.server.web.view import WebView
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from ..support.server import Raw, raw_player
 pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install leastscore[web]")
 
 import aiohttp
-from leastscore.server.web import WebView
+from leastscore.server.web.view import WebView
 
 VECTORS = Path(__file__).parents[2] / "protocol" / "vectors" / "messages.json"
 MALFORMED = {"bad_frame", "bad_message", "unknown_type", "hello_required", "frame_too_large"}
@@ -361,7 +361,7 @@ def test_the_server_s_binary_messages_are_framed_as_rfc_6455_says() -> None:
     """Short, 16-bit and 64-bit lengths: each body comes back whole from its header."""
     import struct
 
-    from leastscore.server.websocket import binary_messages
+    from leastscore.server.net.websocket import binary_messages
 
     bodies = [b"a" * 5, b"b" * 125, b"c" * 126, b"d" * 300, b"e" * 70_000]
     data = binary_messages([struct.pack(">I", len(b)) + b for b in bodies])

@@ -26,8 +26,8 @@ from leastscore.protocol.messages import SeatInfo, State, TableInfo
 from leastscore.seats.seat import Gone, SeatFailed
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.players import Player, Players
-from leastscore.server.room import ConnectedSeat
+from leastscore.server.lobby.players import Player, Players
+from leastscore.server.lobby.room import ConnectedSeat
 
 from ..pure.config import listen_address
 

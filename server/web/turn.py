@@ -23,12 +23,12 @@ from leastscore.seats.typed import read_move as read_typed
 
 from leastscore.lang import LANGUAGES, current, speaking
 
-from .table import Table
-from .websocket import same_origin
+from ..lobby.table import Table
+from ..net.websocket import same_origin
+from .served import Served
 
 if TYPE_CHECKING:
-    from .app import Server
-    from .players import Player
+    from ..lobby.players import Player
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class OnTurn:
     body: dict[str, Any]
 
 
-async def on_turn(request: web.Request, server: Server) -> OnTurn:
+async def on_turn(request: web.Request, server: Served) -> OnTurn:
     """The asking player's turn, or the HTTP refusal: a foreign page (403), no token
     (400), a token no seat has (404), not their move (409)."""
     if not same_origin(request):
@@ -62,7 +62,7 @@ async def on_turn(request: web.Request, server: Server) -> OnTurn:
     return OnTurn(table, player, seen[0], seen[1], body)
 
 
-async def hint(server: Server, request: web.Request) -> web.Response:
+async def hint(server: Served, request: web.Request) -> web.Response:
     """``POST /api/hint`` with ``{"token": ...}``: the move a built-in bot would make in
     the seat of the player the token is (the wire move, ready to send)."""
     asked = await on_turn(request, server)
@@ -76,7 +76,7 @@ async def hint(server: Server, request: web.Request) -> web.Response:
     return json_reply(move_to_wire(move, round=view.round, turn=view.turn))
 
 
-async def read_move(server: Server, request: web.Request) -> web.Response:
+async def read_move(server: Served, request: web.Request) -> web.Response:
     """``POST /api/move`` with ``{"token", "text", "lang"}``: ``7h 7d deck`` read against
     the player's hand and the open cards into the wire move, or ``{"problem": line}``
     saying in one line, in ``lang``, why it is not a move."""

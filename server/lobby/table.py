@@ -30,10 +30,11 @@ from leastscore.seats.driver import MatchDriver
 from leastscore.seats.names import unique_names
 from leastscore.seats.seat import Seat
 
-from .room import Cancellable, ConnectedSeat, Host, encoded
+from .players import Cancellable
+from .room import ConnectedSeat, Host, encoded
 
 if TYPE_CHECKING:
-    from .journal import Recording
+    from ..records.journal import Recording
     from .players import Player
 
 log = logging.getLogger("leastscore.server")

@@ -6,7 +6,7 @@ frames to send; whether to close, and when to look at it again. What is said on
 the wire (frames, the hello first, the welcome, refusals, the outbox) is the
 conversation's, ``protocol.peer.HostPeer``, the same as a stdio host's; the session
 adds the server's limits in time and rate. Its asyncio shell over TCP is
-``server.connection.TcpConnection``; another transport (a WebSocket, whose
+``server.net.connection.TcpConnection``; another transport (a WebSocket, whose
 messages are whole frames) is another shell over the same session, with the same
 limits and errors.
 """
@@ -24,10 +24,10 @@ from leastscore.protocol import ProtocolError, decode_client, errors
 from leastscore.protocol.messages import Bye, Error, Message
 from leastscore.protocol.peer import SERVER, HostPeer
 
-from .config import ServerConfig
+from ..config import ServerConfig
 
 if TYPE_CHECKING:
-    from .players import Player
+    from ..lobby.players import Player
 
 log = logging.getLogger("leastscore.server")
 

@@ -7,7 +7,7 @@ spectator does and no more: it listens on the table's ``onlookers`` hook, which 
 it the spectator's copy of each event (``seen_by(None)``) and the public ``turn``; a
 replay is the spectator's copies of the stored log. No hidden card can reach a
 watching browser because none is ever given to this module. Players are another
-matter: ``/play`` is protocol v1 over a WebSocket (``server.websocket``), where a
+matter: ``/play`` is protocol v1 over a WebSocket (``server.net.websocket``), where a
 seat gets what it would get over TCP, from the same session and lobby.
 """
 
@@ -19,7 +19,7 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from aiohttp import WSMsgType, web
@@ -28,17 +28,15 @@ from leastscore.kit.serve import WebSite, asset, html_reply, json_reply, page_wo
 from leastscore.protocol.convert import match_state
 from leastscore.protocol.messages import Turn
 
-from .table import Table
-from .web_turn import hint, read_move
-from .websocket import play_socket
-
-if TYPE_CHECKING:
-    from .app import Server
+from ..lobby.table import Table
+from ..net.websocket import play_socket
+from .served import Served
+from .turn import hint, read_move
 
 log = logging.getLogger("leastscore.server.web")
 
 _json = msgspec.json.Encoder()
-SERVER: web.AppKey[Server] = web.AppKey("server")
+SERVER: web.AppKey[Served] = web.AppKey("server")
 
 
 def _snapshot(table: Table) -> dict[str, Any]:
@@ -161,7 +159,7 @@ async def play(request: web.Request) -> web.StreamResponse:
     return await play_socket(request.app[SERVER], request)
 
 
-def make_app(server: Server) -> web.Application:
+def make_app(server: Served) -> web.Application:
     app = web.Application()
     app[SERVER] = server
     app.router.add_get("/", index)
@@ -180,7 +178,7 @@ def make_app(server: Server) -> web.Application:
 class WebView(WebSite):
     """The web edge of a running server, started and stopped with it."""
 
-    def __init__(self, server: Server, host: str, port: int) -> None:
+    def __init__(self, server: Served, host: str, port: int) -> None:
         super().__init__(host, port)
         self.server = server
 

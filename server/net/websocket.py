@@ -13,16 +13,12 @@ import asyncio
 import logging
 import struct
 from functools import partial
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from leastscore.protocol import ProtocolError, errors
 
-from .connection import Connection
-
-if TYPE_CHECKING:
-    from .app import Server
+from .connection import Connection, Switchboard
 
 log = logging.getLogger("leastscore.server")
 
@@ -65,7 +61,9 @@ class WebSocketConnection(Connection):
     the linger as the time the client has to answer the close.
     """
 
-    def __init__(self, server: Server, ws: web.WebSocketResponse, request: web.Request) -> None:
+    def __init__(
+        self, server: Switchboard, ws: web.WebSocketResponse, request: web.Request
+    ) -> None:
         super().__init__(server, on_output=partial(server.flush_soon, self))
         self.ws = ws
         self.request = request
@@ -137,7 +135,7 @@ def same_origin(request: web.Request) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc.lower() == request.host.lower()
 
 
-async def play_socket(server: Server, request: web.Request) -> web.StreamResponse:
+async def play_socket(server: Switchboard, request: web.Request) -> web.StreamResponse:
     """``GET /play``: a protocol v1 connection over a WebSocket."""
     if not same_origin(request):
         log.info(

@@ -6,7 +6,7 @@ import hmac
 import logging
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from leastscore.game import Rules
 from leastscore.protocol import errors
@@ -34,12 +34,9 @@ from leastscore.protocol.messages import (
 )
 
 from .guesses import Guesses
-from .players import Player, Players
-from .room import Host, Room
+from .players import Line, Player, Players, Room
+from .room import Host
 from .table import Table
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 log = logging.getLogger("leastscore.server")
 
@@ -64,7 +61,7 @@ class Lobby:
             max_backoff=config.password_max_backoff,
         )
 
-    def handle(self, conn: Connection, message: Message) -> None:
+    def handle(self, conn: Line, message: Message) -> None:
         if isinstance(message, Hello):
             self.hello(conn, message)
             return
@@ -77,7 +74,7 @@ class Lobby:
 
     # -- handshake ------------------------------------------------------------------
 
-    def hello(self, conn: Connection, hello: Hello) -> None:
+    def hello(self, conn: Line, hello: Hello) -> None:
         """A ``hello`` the connection's conversation took (a second one it refuses)."""
         version = conn.agree(hello)
         if version is None:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from leastscore.protocol import SUPPORTED
 from leastscore.protocol.lan import SERVICE_TYPE, ServerAd, txt_record
@@ -21,7 +21,7 @@ from leastscore.protocol.lan import SERVICE_TYPE, ServerAd, txt_record
 from leastscore.about import VERSION
 
 if TYPE_CHECKING:
-    from .app import Server
+    from ..lobby.lobby import Lobby
 
 log = logging.getLogger("leastscore.server")
 
@@ -29,11 +29,21 @@ REFRESH = 5.0
 """Seconds between looks at the lobby for changed counts."""
 
 
+class Announced(Protocol):
+    """What the announcement tells of the server: its port and its lobby's tables."""
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+
 class Announcer:
     """Keeps the server's mDNS announcement true while it runs: registers it, refreshes
     the table counts as they change, withdraws it at shutdown."""
 
-    def __init__(self, server: Server, name: str) -> None:
+    def __init__(self, server: Announced, name: str) -> None:
         self.server = server
         self.name = name
         self._zeroconf: Any = None

@@ -19,7 +19,7 @@ from leastscore.game import Event, Move, View
 from leastscore.protocol import errors
 from leastscore.protocol.errors import ProtocolError
 
-from .config import ServerConfig
+from ..config import ServerConfig
 from .thinking import ThinkingPool
 
 

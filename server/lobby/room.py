@@ -1,10 +1,10 @@
-"""Where a player is on a server: the requests a room answers, and a seat played over
-a connection.
+"""What a room is given by its server (``Host``), and a seat played over a player's
+line (``ConnectedSeat``).
 
 A lobby ``Table`` is one kind of room; a host may bring its own (a tournament's
 hall seats its remote entrants for the whole tournament). The lobby hands a
-player's requests to the room the player is in through ``Room`` and nothing
-else, so a room never has to look like a table it is not.
+player's requests to the room the player is in through ``players.Room`` and
+nothing else, so a room never has to look like a table it is not.
 """
 
 from __future__ import annotations
@@ -16,19 +16,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 from leastscore.game import Event, IllegalMove, Move, View
 from leastscore.protocol import encode, errors
-from leastscore.protocol.messages import Error, Ok, State
+from leastscore.protocol.messages import Error, Ok
 from leastscore.seats.seat import MoveSlot, SeatFailed
 
 if TYPE_CHECKING:
-    from .config import ServerConfig
-    from .connection import Connection
-    from .house_bots import HouseBots
-    from .journal import Journal
-    from .players import Player
-
-
-class Cancellable(Protocol):
-    def cancel(self) -> object: ...
+    from ..config import ServerConfig
+    from ..house.bots import HouseBots
+    from ..records.journal import Journal
+    from .players import Cancellable, Line, Player, Room
 
 
 class Clock(Protocol):
@@ -69,46 +64,6 @@ class Host(Protocol):
         ...
 
 
-class Room(Protocol):
-    """What the lobby asks of the room a player is in. Refusals are ``ProtocolError``."""
-
-    id: str
-    owner: Player
-    """Who may add bots and start matches."""
-
-    def holds(self, player: Player, seat: int) -> bool:
-        """Whether ``player`` is here and plays ``seat`` of the running match."""
-
-    def state_for(self, player: Player, msg_id: int | None = None) -> State:
-        """A snapshot of the room as ``player`` may see it."""
-
-    def move(
-        self, player: Player, move: Move, msg_id: int | None, stamp: tuple[int, int] | None
-    ) -> None:
-        """A move from ``player`` for the match being played."""
-
-    def player_gone(self, player: Player) -> None:
-        """``player``'s connection dropped."""
-
-    def player_back(self, player: Player) -> None:
-        """``player`` resumed on a new connection."""
-
-    def leave(self, player: Player) -> None:
-        """``player`` goes for good."""
-
-    def add_bot(self, level: str) -> int:
-        """Seat a built-in bot; its seat."""
-
-    def full(self) -> bool:
-        """Every seat is taken (a match starts)."""
-
-    def start(self) -> None:
-        """Start a match with the seats as they are."""
-
-    def broadcast(self, message: msgspec.Struct, skip: Player | None = None) -> None:
-        """Send ``message`` to everyone in the room (chat)."""
-
-
 class ConnectedSeat:
     """A match seat played over a connection, by a person or a remote bot: the move
     arrives when it arrives and waits in a ``MoveSlot`` until the match asks for it."""
@@ -124,7 +79,7 @@ class ConnectedSeat:
     def listening(self) -> bool:
         return self._listener() is not None
 
-    def _listener(self) -> Connection | None:
+    def _listener(self) -> Line | None:
         """The player's connection while it is open and the player still plays this seat."""
         conn = self.player.conn
         if conn is None or conn.closed or not self.room.holds(self.player, self.index):

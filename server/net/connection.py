@@ -2,7 +2,7 @@
 
 ``Connection`` is what the lobby, the tables and the players send to and hear
 from, whatever carries it; ``TcpConnection`` carries it over TCP and
-``server.websocket.WebSocketConnection`` over a WebSocket. Every rule about
+``server.net.websocket.WebSocketConnection`` over a WebSocket. Every rule about
 frames, limits and time is the session's; a shell only moves bytes, keeps one
 timer, and ends its transport when the session says so.
 """
@@ -14,7 +14,7 @@ import logging
 import math
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 from leastscore.protocol import ProtocolError, encode, errors
@@ -23,8 +23,9 @@ from leastscore.protocol.messages import Error, Hello, Message
 from .session import Session
 
 if TYPE_CHECKING:
-    from .app import Server
-    from .players import Player
+    from ..config import ServerConfig
+    from ..lobby.lobby import Lobby
+    from ..lobby.players import Player
 
 log = logging.getLogger("leastscore.server")
 
@@ -32,6 +33,36 @@ log = logging.getLogger("leastscore.server")
 LINGER_MAX = 256
 """Connections that may linger closing at once; past that, a closing one is cut at once
 (a crowd of refused connections must not hold the server's sockets)."""
+
+
+class Switchboard(Protocol):
+    """What a connection needs of the server it belongs to: its settings and loop,
+    the lobby its messages go to, and the server's count of connections (admitted,
+    closing, forgotten; their writes gathered into one callback a pass). The server
+    is one; a test may be another. The network's room names no server class, so the
+    server, above every room, puts the rooms together and none of them holds it."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop: ...
+
+    @property
+    def lobby(self) -> Lobby: ...
+
+    @property
+    def closing(self) -> set[Connection]:
+        """Connections that said their last word and wait for the client to hang up."""
+
+    def admit(self, conn: Connection) -> ProtocolError | None:
+        """None when ``conn`` may stay (it is counted from now on); otherwise why not."""
+
+    def forget(self, conn: Connection) -> None:
+        """``conn`` is gone: no longer counted, and its player lost to the lobby."""
+
+    def flush_soon(self, conn: Connection) -> None:
+        """Have ``conn`` write what it queued at the end of this pass of the loop."""
 
 
 class Connection:
@@ -44,7 +75,7 @@ class Connection:
     stops sending, ``cut`` ends the transport).
     """
 
-    def __init__(self, server: Server, on_output: Callable[[], None]) -> None:
+    def __init__(self, server: Switchboard, on_output: Callable[[], None]) -> None:
         """``on_output``: arrange a write of what is queued (called when a frame is
         queued and none was)."""
         self.server = server
@@ -241,7 +272,7 @@ class TcpConnection(Connection, asyncio.Protocol):
     client would often never read the error.
     """
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Switchboard) -> None:
         # A frame queued where none was asks the server for a write at the end of
         # this pass of the loop: straight to it, as this is done for most frames sent.
         super().__init__(server, on_output=partial(server.flush_soon, self))
