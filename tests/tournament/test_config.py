@@ -168,3 +168,26 @@ def test_an_entrant_table_gives_its_folder_and_limits(tmp_path: Path):
         path.write_text(table)
         with pytest.raises(ValueError, match=why):
             read_toml(path)
+
+
+def test_each_setting_is_a_flag_of_the_same_name_and_the_flags_are_those_settings() -> None:
+    """A setting is named once (``config.SETTINGS``): the command has an option by that
+    name for each, none defining a tournament that the list does not know, and the
+    options a resume refuses are the settings that define it."""
+    from leastscore.tournament.edges.cli import tournament as command
+    from leastscore.tournament.pure.config import (
+        AS_GIVEN,
+        DEFINING,
+        FLAGS,
+        RUN_SETTINGS,
+        TournamentConfig,
+    )
+
+    options = {p.name for p in command.params}
+    run_flags = {"output" if s == "format" else s for s in RUN_SETTINGS}
+    assert options >= FLAGS and run_flags <= options
+    command_only = {"resume", "quiet", "web", "schema"}
+    assert options - FLAGS - run_flags - DEFINING == command_only
+    assert options >= DEFINING
+    fields = {f.name for f in msgspec.structs.fields(TournamentConfig)}
+    assert fields >= AS_GIVEN  # what build() copies is a field of the config

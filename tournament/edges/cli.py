@@ -14,7 +14,7 @@ import msgspec
 from click.core import ParameterSource
 from leastscore.seats.limits import MODES
 
-from ..pure.config import FLAGS, TournamentConfig
+from ..pure.config import DEFINING, FLAGS, TournamentConfig
 from ..running.ready import NotReady
 
 if TYPE_CHECKING:
@@ -22,27 +22,6 @@ if TYPE_CHECKING:
 
 SHOWN = {f.name: f.default for f in msgspec.structs.fields(TournamentConfig)}
 """The defaults the help shows: those a tournament gets when a flag is not given."""
-
-DEFINING = (
-    "bots",
-    "config_file",
-    "seats",
-    "threshold",
-    "rule",
-    "deals",
-    "seed",
-    "gauntlet",
-    "sprt",
-    "stage",
-    "move_time",
-    "time_control",
-    "startup_time",
-    "max_faults",
-    "sandbox",
-    "limit",
-    "unready",
-)
-"""Options that define a tournament, so cannot change when one is resumed."""
 
 
 def _rule(text: str) -> tuple[str, Any]:

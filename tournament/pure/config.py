@@ -292,6 +292,12 @@ RUN_SETTINGS = {"workers", "affinity", "cluster", "format", "out"}
 FLAGS = (SETTINGS - RUN_SETTINGS - {"limits"}) | {"limit"}
 """The tournament command's flags that are settings of the tournament, by the same names
 (``--limit NAME=VALUE`` items beside a file's ``[limits]`` table)."""
+DEFINING = (FLAGS - {"listen"}) | {"bots", "config_file", "rule"}
+"""The command's options that define a tournament, so cannot change when one is
+resumed: its settings, entrants and rules (where remote entrants connect may)."""
+AS_GIVEN = SETTINGS - RUN_SETTINGS - {"seed", "seats", "threshold", "stage", "time_control",
+                                      "limits"}  # fmt: skip
+"""The settings a config takes as they are given (the others are read or checked)."""
 
 
 def read_toml(path: str | Path) -> tuple[dict[str, Any], list[Entrant], dict[str, Any]]:
@@ -396,15 +402,11 @@ def build(
     stages = settings.get("stage") or ()  # --stage TEXT, or [[stage]] tables in the file
     if stages:
         fields["stages"] = [Stage.parse(s) if isinstance(s, str) else s for s in stages]
-    keys = ("deals", "gauntlet", "move_time", "startup_time", "max_faults", "listen", "sprt",
-            "unready")  # fmt: skip
-    for key in keys:
+    for key in sorted(AS_GIVEN):
         if settings.get(key) is not None:
             fields[key] = settings[key]
     if settings.get("time_control") is not None:
         fields["time_control"] = time_control(settings["time_control"], settings)
-    if settings.get("sandbox") is not None:
-        fields["sandbox"] = settings["sandbox"]
     table = settings.get("limits") or {}  # a [limits] table, then --limit NAME=VALUE items
     if not isinstance(table, dict):
         raise ValueError("limits must be a table: [limits] memory_mb = 512, ...")
