@@ -63,7 +63,7 @@ from leastscore.seats.loop import loop_factory
 from leastscore.seats.program import ProgramSeat
 from leastscore.seats.sandbox import Containment, Usage, spawn
 from leastscore.seats.seat import Seat
-from leastscore.tournament.pure.config import TournamentConfig, build
+from leastscore.tournament.pure.config import Running, TournamentConfig, build
 from leastscore.tournament.pure.deals import DuplicateDeck
 from leastscore.tournament.pure.entrants import bot_factory, parse_entrant
 from leastscore.tournament.pure.results import MatchResult, summarize
@@ -107,8 +107,7 @@ def matches_per_second(workers: int, deals: int, cluster: str | None = None) -> 
         loop = asyncio.get_running_loop()
         runner = Runner(
             config,
-            workers=workers,
-            cluster=cluster,
+            Running(workers=workers, cluster=cluster),
             on_result=lambda r: finished.append(loop.time()),
         )
         started = loop.time()

@@ -60,7 +60,6 @@ async def run_with_remote(
     halls: asyncio.Queue[tuple[Server, Hall]] = asyncio.Queue()
     runner = Runner(
         config,
-        workers=1,
         on_result=results.append,
         on_hall=lambda server, hall: halls.put_nowait((server, hall)),
     )

@@ -14,7 +14,7 @@ import msgspec
 from click.core import ParameterSource
 from leastscore.seats.limits import MODES
 
-from ..pure.config import DEFINING, FLAGS, TournamentConfig
+from ..pure.config import DEFINING, FLAGS, Running, TournamentConfig
 from ..running.ready import NotReady
 
 if TYPE_CHECKING:
@@ -231,10 +231,10 @@ def tournament(
         flags = {name: ctx.params[name] for name in sorted(FLAGS)}
         flags.update(stage=list(stage) or None, limit=list(limit) or None)
         store, config, file_settings = _fresh(config_file, bots, rule, flags, out)
-    run = _how_to_run(file_settings, workers, affinity, cluster, output)
+    running = _how_to_run(file_settings, workers, affinity, cluster, output, quiet)
     web_at = None if web is None else _web_address(web, config)
     try:
-        code = run_tournament(config, store, **run, quiet=quiet, web=web_at)
+        code = run_tournament(config, store, running, web=web_at)
     except NotReady as e:
         # Nothing was played: a fresh folder goes, so that the same command runs once fixed.
         if store is not None and resume is None:
@@ -280,7 +280,8 @@ def _how_to_run(
     affinity: bool | None,
     cluster: str | None,
     output: str | None,
-) -> dict[str, Any]:
+    quiet: bool,
+) -> Running:
     """How to run it (workers, affinity, cluster, output): the flags, else the file's."""
     workers = workers or file_settings.get("workers") or os.cpu_count() or 1
     if affinity is None:
@@ -293,7 +294,7 @@ def _how_to_run(
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
-    return {"workers": workers, "affinity": affinity, "cluster": cluster, "output": output}
+    return Running(workers, affinity, cluster, output, quiet)
 
 
 def _web_address(web: str, config: TournamentConfig) -> tuple[str, int]:
@@ -387,12 +388,7 @@ def _drop_unready(
 def run_tournament(
     config: TournamentConfig,
     store: Store | None,
-    *,
-    workers: int,
-    affinity: bool = True,
-    cluster: str | None = None,
-    output: str,
-    quiet: bool,
+    running: Running,
     web: tuple[str, int] | None = None,
 ) -> int:
     """Play what is left, show progress, write the reports; the exit code."""
@@ -409,33 +405,15 @@ def run_tournament(
         if config.stages:
             from .stages import run_contest
 
-            return run_contest(
-                config,
-                store,
-                workers=workers,
-                affinity=affinity,
-                cluster=cluster,
-                output=output,
-                quiet=quiet,
-                err=err,
-            )
-        played = play_live(
-            config,
-            store,
-            workers=workers,
-            affinity=affinity,
-            cluster=cluster,
-            quiet=quiet,
-            err=err,
-            web=web,
-        )
+            return run_contest(config, store, running, err)
+        played = play_live(config, store, running, err, web=web)
     except NotReady:
         raise
     except (OSError, RuntimeError, ValueError) as e:
         raise click.ClickException(f"the {what} stopped: {e}") from None
     if store is not None:
         write_reports(config, store, played)
-    print_standings(config, played, output)
+    print_standings(config, played, running.output)
     code = finish_message(err, played, store, len(config.schedule()))
     keep_serving(config, played, err)
     return code

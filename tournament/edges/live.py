@@ -27,7 +27,7 @@ from rich.progress import (
 )
 
 from ..pure import report
-from ..pure.config import TournamentConfig
+from ..pure.config import Running, TournamentConfig
 from ..pure.per_deal import SprtRun, SprtSettings
 from ..pure.results import MatchResult
 from ..pure.stats import Tally
@@ -218,12 +218,9 @@ def progress_bar(title: str, err: Console) -> Progress:
 def play_live(
     config: TournamentConfig,
     store: Store | None,
-    *,
-    workers: int,
-    affinity: bool,
-    quiet: bool,
+    running: Running,
     err: Console,
-    cluster: str | None = None,
+    *,
     title: str = "matches",
     keep_results: bool = False,
     web: tuple[str, int] | None = None,
@@ -247,18 +244,20 @@ def play_live(
 
     runner = Runner(
         config,
-        workers=workers,
-        affinity=affinity,
-        cluster=cluster,
+        running,
         store=store,
         on_result=on_result,
         on_hall=greeter(config, err),
         stop_when=None if counted.sprt is None else counted.decided,
-        warn=None if quiet else warn,
+        warn=None if running.quiet else warn,
     )
     started = time.perf_counter()
     served: list[tuple[str, int]] = []
-    shown = Group(LiveStandings(counted, err), progress) if err.is_terminal and not quiet else None
+    shown = (
+        Group(LiveStandings(counted, err), progress)
+        if err.is_terminal and not running.quiet
+        else None
+    )
     try:
         interrupted = bool(todo) and run_shown(
             run_watched(runner, todo, counted, web, served, err), shown, err

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from ..pure.config import Stage, TournamentConfig
+from ..pure.config import Running, Stage, TournamentConfig
 from ..pure.deals import derive
 from ..pure.results import MatchResult
 from ..pure.schedule import Schedule
@@ -81,15 +81,7 @@ def swiss_tables(order: list[str], seats: int) -> tuple[tuple[str, ...], ...]:
 
 
 def run_contest(
-    config: TournamentConfig,
-    store: Store | None,
-    *,
-    workers: int,
-    affinity: bool,
-    output: str,
-    quiet: bool,
-    err: Console,
-    cluster: str | None = None,
+    config: TournamentConfig, store: Store | None, running: Running, err: Console
 ) -> int:
     """Play every stage in turn (what is stored counts as played); the exit code."""
     from .live import play_live
@@ -97,19 +89,7 @@ def run_contest(
     runs: list[LiveRun] = []
 
     def play(part: TournamentConfig, part_store: Store | None, title: str) -> LiveRun:
-        runs.append(
-            play_live(
-                part,
-                part_store,
-                workers=workers,
-                affinity=affinity,
-                cluster=cluster,
-                quiet=quiet,
-                err=err,
-                title=title,
-                keep_results=True,
-            )
-        )
+        runs.append(play_live(part, part_store, running, err, title=title, keep_results=True))
         return runs[-1]
 
     entrants = list(config.names)
@@ -122,7 +102,7 @@ def run_contest(
             return 130
         outcomes.append(outcome)
         entrants = outcome.kept
-    _report_contest(config, outcomes, store, output)
+    _report_contest(config, outcomes, store, running.output)
     played, seconds = sum(r.played for r in runs), sum(r.elapsed for r in runs)
     rate = f", {played / seconds:.1f} matches/s" if played and seconds else ""
     err.print(f"{played} matches in {seconds:.1f} s{rate}", highlight=False)

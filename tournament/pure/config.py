@@ -289,6 +289,26 @@ SETTINGS = {
 """Top-level keys of a config file besides ``[bots]`` and ``[rules]``."""
 RUN_SETTINGS = {"workers", "affinity", "cluster", "format", "out"}
 """Of those, how to run a tournament rather than what it is."""
+
+
+class Running(msgspec.Struct, frozen=True):
+    """How a tournament is run, as against what it is (``TournamentConfig``): where its
+    fixtures are played and what the command shows. Carried whole from the command to
+    the runner, so that a new way to run is one field here, not a keyword through
+    every layer; none of it changes the results (a resume may run it another way)."""
+
+    workers: int = 1
+    """Worker processes on this machine."""
+    affinity: bool = True
+    """Each worker (and its programs) on a core of its own, where the system allows."""
+    cluster: str | None = None
+    """A Dask cluster to play on instead (``tcp://HOST:PORT`` or ``local:N``)."""
+    output: str = "table"
+    """What the command prints at the end: table, json or csv."""
+    quiet: bool = False
+    """No progress display, no warnings on the way."""
+
+
 FLAGS = (SETTINGS - RUN_SETTINGS - {"limits"}) | {"limit"}
 """The tournament command's flags that are settings of the tournament, by the same names
 (``--limit NAME=VALUE`` items beside a file's ``[limits]`` table)."""

@@ -26,7 +26,7 @@ from leastscore.seats.sandbox import Containment
 from leastscore.server.app import Server
 
 from ..pure import config as configs
-from ..pure.config import TournamentConfig
+from ..pure.config import Running, TournamentConfig
 from ..pure.results import MatchResult, encode_result
 from ..pure.schedule import Fixture
 from . import ready
@@ -38,6 +38,10 @@ from .store import Store
 
 if TYPE_CHECKING:
     from .cluster import ClusterWorkers
+
+
+IN_ONE_PROCESS = Running()
+"""One worker process, on this machine."""
 
 
 class Runner:
@@ -52,10 +56,8 @@ class Runner:
     def __init__(
         self,
         config: TournamentConfig,
+        running: Running = IN_ONE_PROCESS,
         *,
-        workers: int = 1,
-        affinity: bool = True,
-        cluster: str | None = None,
         store: Store | None = None,
         on_result: Callable[[MatchResult], None] | None = None,
         on_hall: Callable[[Server, Hall], None] | None = None,
@@ -65,15 +67,15 @@ class Runner:
         """``stop_when``: asked after each result; once true, no fixture is started any
         more and the run ends when those being played are done (a sequential test).
 
-        ``cluster``: play on Dask (``tcp://HOST:PORT`` or ``local:N``) instead of in
-        worker processes of this machine; see ``cluster``."""
+        ``running.cluster``: play on Dask (``tcp://HOST:PORT`` or ``local:N``) instead
+        of in worker processes of this machine; see ``cluster``."""
         self.config = config
-        self.cluster = cluster
+        self.cluster = running.cluster
         self._warn = warn
         self.containment: Containment | None = None
         """How the run's programs are contained (known once it runs)."""
-        self.workers = max(1, workers)
-        self.affinity = affinity
+        self.workers = max(1, running.workers)
+        self.affinity = running.affinity
         self.store = store
         self._on_result = on_result
         self._on_hall = on_hall
