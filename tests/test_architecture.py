@@ -115,3 +115,39 @@ def test_a_missing_heading_is_found() -> None:
     moved = text.replace("### `seats/`\n", "### `seating/`\n")
     assert not (ROOT / "seating").exists()
     assert "seating" in rooms(moved)
+
+
+TEST_IMPORT = re.compile(r"^\s*(?:from\s+(\S+)\s+import\s+(.+)|import\s+(\S+))", re.MULTILINE)
+
+
+def imported_test_modules(source: str) -> list[str]:
+    """The test modules (``test_*``) a test file's source imports from, by any spelling."""
+    found = []
+    for match in TEST_IMPORT.finditer(source):
+        module = match.group(1) or match.group(3)
+        if not module.startswith((".", "tests")):
+            continue  # another package's (aiohttp.test_utils)
+        parts = module.replace(".", " ").split()
+        names = [n.strip(" ()") for n in (match.group(2) or "").split(",")]
+        if any(p.startswith("test_") for p in parts) or any(n.startswith("test_") for n in names):
+            found.append(module)
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/support: a test module imported by another runs
+    its tests twice, and its helpers change when its own tests do."""
+    tests = ROOT / "tests"
+    offenders = {
+        str(path.relative_to(ROOT)): found
+        for path in sorted(tests.rglob("*.py"))
+        if (found := imported_test_modules(path.read_text()))
+    }
+    assert offenders == {}
+
+
+def test_an_import_of_a_test_module_is_found() -> None:
+    assert imported_test_modules("from .test_cluster import Served\n") == [".test_cluster"]
+    assert imported_test_modules("from ..arena import test_book\n") == ["..arena"]
+    assert imported_test_modules("from ..support.arena import Served\n") == []
+    assert imported_test_modules("from aiohttp.test_utils import TestClient\n") == []

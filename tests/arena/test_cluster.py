@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from leastscore.seats.sandbox import bwrap_path
 
-from .test_arena_end_to_end import Served, contest, enter_references, get
+from ..support.arena import Served, contest, enter_references, get
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from leastscore.bots.scaffold import new_bot
 
-from ..bots.test_bot_new import NO_C
-from ..examples.test_js_bot import NODE, npm_ci
-from .test_arena_end_to_end import Served, contest, leastscore
+from ..support.arena import Served, contest
+from ..support.cli import leastscore
+from ..support.tools import NO_C, NODE, npm_ci
 
 LANGUAGES = [
     pytest.param("python", id="python"),

@@ -13,6 +13,7 @@ import pytest
 from leastscore.bots.scaffold import LEASTSCORE, TESTS_RUN, Language, class_name, new_bot
 
 from ..support.cli import leastscore
+from ..support.tools import NO_C
 
 
 def test_a_python_bot_project_passes_its_own_test(tmp_path: Path) -> None:
@@ -76,23 +77,6 @@ def test_names_and_refusals(tmp_path: Path) -> None:
         new_bot("again", "python", tmp_path)
     refused = leastscore("bot", "new", "again", cwd=tmp_path)
     assert refused.returncode == 1 and "not empty" in refused.stderr
-
-
-def _c_toolchain() -> str | None:
-    """Why a C bot cannot be built here, or None."""
-    for tool in ("cc", "make", "pkg-config"):
-        if shutil.which(tool) is None:
-            return f"no {tool} on PATH"
-    found = subprocess.run(
-        ["sh", "-c", "pkg-config --exists msgpack-c || pkg-config --exists msgpack"],
-        capture_output=True,
-    )
-    if found.returncode != 0:
-        return "msgpack-c is not installed (Debian: apt-get install libmsgpack-dev)"
-    return None
-
-
-NO_C = _c_toolchain()
 
 
 @pytest.mark.skipif(NO_C is not None, reason=f"cannot build the C starter: {NO_C}")

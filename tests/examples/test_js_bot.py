@@ -28,29 +28,12 @@ from leastscore.server.app import Server
 
 from ..support.server import bot_run, finished_matches, recording, wait_for
 from ..support.cli import leastscore
+from ..support.tools import NODE, npm_ci
 
 ROOT = Path(__file__).parent.parent.parent
 JS_BOT = ROOT / "examples" / "js-bot"
 TEMPLATE = ROOT / "bots" / "templates" / "js"
-NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
-
-
-def npm_ci(directory: Path) -> None:
-    """Install the locked dependencies unless they are there already."""
-    marker = directory / "node_modules" / "@msgpack" / "msgpack" / "package.json"
-    if marker.exists():
-        return
-    npm = shutil.which("npm")
-    assert npm is not None, "node is installed but npm is not"
-    done = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline"],
-        cwd=directory,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")

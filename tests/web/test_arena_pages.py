@@ -18,14 +18,9 @@ from leastscore.arena.book import Book
 from leastscore.arena.tables import open_log
 from leastscore.game import Event, Played, RoundStarted, read_log
 
-from ..arena.test_arena_end_to_end import (
-    Served,
-    contest,
-    enter_references,
-    leastscore,
-    reference,
-)
+from ..support.arena import Served, contest, enter_references, reference
 from ..support.browser import screenshot_path
+from ..support.cli import leastscore
 
 
 def secret_in_each_line(events: list[Event]) -> list[set[str]]:
