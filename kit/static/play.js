@@ -246,7 +246,10 @@ class Seat {
   draw() {
     const focused = /** @type {HTMLInputElement | null} */ (document.activeElement);
     const active = focused && focused.dataset ? focused.dataset.keep : null;
-    const caret = active && focused.selectionStart !== undefined ? focused.selectionStart : null;
+    // The whole selection, not only the caret: a field whose words are selected to be
+    // typed over stays selected, or a message arriving mid-typing would mix old and new.
+    const caret = active && typeof focused.selectionStart === "number"
+      ? [focused.selectionStart, focused.selectionEnd ?? focused.selectionStart] : null;
     for (const field of this.into.querySelectorAll("[data-keep]")) {
       const key = field.dataset.keep;
       if (field.type === "checkbox") this.kept[key] = field.checked;
@@ -266,7 +269,7 @@ class Seat {
     const again = active ? this.into.querySelector(`[data-keep="${active}"]`) : null;
     if (again) {
       again.focus();
-      if (caret !== null && again.setSelectionRange) again.setSelectionRange(caret, caret);
+      if (caret !== null && again.setSelectionRange) again.setSelectionRange(caret[0], caret[1]);
     }
   }
 
@@ -290,7 +293,7 @@ class Seat {
     const name = el("input"); name.name = "name"; name.dataset.keep = "table-name"; name.placeholder = _("Table name"); name.setAttribute("aria-label", _("Table name"));
     const seats = el("select"); seats.name = "seats"; seats.dataset.keep = "seats"; seats.setAttribute("aria-label", _("Seats"));
     for (let n = 2; n <= 8; n++) { const o = el("option", null, _f("{n} seats", { n })); o.value = n; if (n === 4) o.selected = true; seats.appendChild(o); }
-    const threshold = el("input"); threshold.type = "number"; threshold.min = 1; threshold.value = 100; threshold.name = "threshold"; threshold.dataset.keep = "threshold";
+    const threshold = numberField("[1-9][0-9]*"); threshold.required = true; threshold.value = "100"; threshold.name = "threshold"; threshold.dataset.keep = "threshold";
     threshold.setAttribute("aria-label", _("Out above this score"));
     const password = el("input"); password.type = "password"; password.name = "password"; password.dataset.keep = "table-password"; password.placeholder = _("Password (optional)");
     password.setAttribute("aria-label", _("Password"));
@@ -433,16 +436,25 @@ const HOUSE_RULES = [
   ["max_rounds", 1000, N_("Rounds before the match ends")],
 ];
 
+/** A field for a whole number: text with a number keypad, not ``type=number``, whose
+ * selection a script cannot read, so a redraw could not keep it. */
+function numberField(pattern) {
+  const input = el("input");
+  input.inputMode = "numeric";
+  input.pattern = pattern;
+  return input;
+}
+
 function houseRules() {
   const box = add(el("details", "house-rules"), el("summary", null, _("House rules")));
   box.dataset.keep = "house-rules";
   const fields = {};
   for (const [key, kind, label] of HOUSE_RULES) {
-    const input = el("input");
+    const input = kind === "check" ? el("input") : numberField("[0-9]+");
     input.name = key;
     input.dataset.keep = "rule-" + key;
     if (kind === "check") input.type = "checkbox";
-    else { input.type = "number"; input.min = 0; input.placeholder = String(kind); }
+    else input.placeholder = String(kind);
     fields[key] = [input, kind];
     add(box, add(el("label", "rule"), input, el("span", null, " " + _(label))));
   }

@@ -62,6 +62,8 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
     await page.get_by_label("Out above this score").fill("40")
     await page.get_by_role("button", name="Create a table").click()
     await page.get_by_label("Bot level").select_option("greedy")
+    (table,) = server.lobby.tables.values()
+    assert table.rules.threshold == 40  # what she typed, whatever messages came meanwhile
     for seated in (2, 3):
         await page.get_by_role("button", name="Add a bot").click()
         await page.locator(f"p.seated[data-seated='{seated}']").wait_for()
@@ -87,7 +89,6 @@ async def test_a_person_plays_a_whole_match_in_the_browser_and_a_reload_keeps_th
             await touch_targets_are_big_enough(page)
     assert reloaded and moves > 1 and not errors, errors
 
-    (table,) = server.lobby.tables.values()
     match = table.match
     assert match is not None and match.over
     assert match.names[0] == "Ann"
@@ -162,6 +163,26 @@ async def test_a_table_is_created_with_its_house_rules(
     (table,) = server.lobby.tables.values()
     assert table.name == "Friday"
     assert table.rules.changes() == {"runs_same_suit": True, "declare_limit": 7}
+
+
+async def test_a_field_selected_to_be_typed_over_stays_selected_when_a_message_redraws(
+    served: tuple[Server, WebView], browser: Any
+) -> None:
+    """The lobby redraws at each message; a person who has selected the score to type
+    over it, and types after a message came, gets what they typed, not old and new mixed."""
+    _, view = served
+    page = await browser.new_page(viewport={"width": 1280, "height": 800})
+    await sit_down(page, view.address, "Dee")
+    field = page.get_by_label("Out above this score")
+    await field.wait_for()
+    await page.evaluate(  # in one step, as a redraw may come at any time
+        """() => { const f = document.querySelector('[data-keep=threshold]');
+        f.focus(); f.select(); f.before_redraw = 1;
+        document.querySelector('button.refresh').onclick(); }"""  # the focus stays
+    )
+    await page.wait_for_function("!document.querySelector('[data-keep=threshold]').before_redraw")
+    await page.keyboard.type("40")
+    assert await field.input_value() == "40"
 
 
 async def test_a_hint_selects_the_cards_a_bot_would_put_down(
