@@ -112,10 +112,9 @@ def serve(folder: Path, host: str, port: int, cluster: str | None, sandbox: str 
     _ready(folder).close()
     config = _sealed(load(folder), sandbox)
     # a process that runs for weeks keeps the engine's hand cache as small as a server's
-    from leastscore.game.groups import set_hand_cache_size
-    from leastscore.server.config import ServerConfig
+    from leastscore.game.groups import LONG_RUN_HAND_CACHE, set_hand_cache_size
 
-    set_hand_cache_size(ServerConfig.hand_cache)
+    set_hand_cache_size(LONG_RUN_HAND_CACHE)
     # the bots' commands and builds find this installation's leastscore on the PATH
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     from leastscore.seats.loop import run

@@ -142,6 +142,9 @@ than with 256, and no faster within its noise with more, in runs of seconds; the
 large default is for a bot's play-outs and long tournaments, which meet many more
 hands (not measured there). A server, which meets each hand a few times in one
 move and seldom again, keeps far fewer (``set_hand_cache_size``)."""
+LONG_RUN_HAND_CACHE = 4096
+"""The bound for a process that plays for days, a hand a few times each (a server, an
+arena): some 4 MB instead of the default's 110 MB."""
 _HANDS: tuple[dict[int, HandInfo], dict[int, HandInfo]] = ({}, {})
 
 

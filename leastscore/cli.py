@@ -4,6 +4,8 @@ so ``leastscore --help`` stays fast."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
+from typing import Any
 
 import click
 
@@ -58,7 +60,22 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+OPEN_HALL = "leastscore.open_hall"
+"""Where the command hands the tournament the server's hall for remote entrants, in
+click's shared ``Context.meta`` (the tournament imports no part of the server)."""
+
+
+async def open_hall(host: str, port: int, rules: Any, entrants: Mapping[str, str | None]) -> Any:
+    """The server's hall for a tournament's remote entrants (``server.entrants``), loaded
+    only when a tournament has some."""
+    from leastscore.server.entrants import open_hall as served
+
+    return await served(host, port, rules, entrants)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(VERSION, prog_name="leastscore")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Least Score: a low-count shedding card game for the terminal, bots and tournaments."""
+    ctx.meta[OPEN_HALL] = open_hall

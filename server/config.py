@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from leastscore.game.groups import LONG_RUN_HAND_CACHE
 from leastscore.protocol import MAX_FRAME
 
 
@@ -60,7 +61,7 @@ class ServerConfig:
     for the client to close its side, reading and dropping what it sends, before it is cut."""
     trim_every: float = 10.0
     """Seconds between hand-backs of freed memory to the system (``server.heap``; 0: never)."""
-    hand_cache: int = 4096
+    hand_cache: int = LONG_RUN_HAND_CACHE
     """Hands the rules engine keeps worked out, per rules variant (about 0.9 KB each:
     some 4 MB instead of the engine's 110 MB). A server meets a hand a few times within
     one move and seldom again, so a small cache costs it little. The cache belongs to

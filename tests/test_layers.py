@@ -1,8 +1,12 @@
 """Dependencies point one way: each part imports only the parts below it.
 
-    about <- game <- protocol <- seats <- bots <- server <- {client, tournament} <- arena
-    <- command <- bench
+    about <- game <- protocol <- seats <- bots <- server <- client <- command <- bench
+                                         bots <- tournament <- arena <- command
                           protocol <- kit <- {server, tournament, arena}
+
+The server and the tournament stand side by side: a tournament with remote entrants
+is handed the server's hall by the command (``leastscore.cli``), which puts the two
+together, and the arena plays its tables through the tournament, never the server.
 
 ``kit`` (the site kit: templates, the pages' static files, their serving) stands beside
 ``seats``: it may import ``game`` and ``protocol`` only, never the server, the tournament
@@ -40,8 +44,8 @@ BELOW: dict[str, set[str]] = {
     "bots": {"about", "game", "protocol", "seats"},
     "server": {"about", "game", "protocol", "kit", "seats", "bots"},
     "client": {"about", "game", "protocol", "kit", "seats", "bots", "server"},
-    "tournament": {"about", "game", "protocol", "kit", "seats", "bots", "server"},
-    "arena": {"about", "game", "protocol", "kit", "seats", "bots", "server", "tournament"},
+    "tournament": {"about", "game", "protocol", "kit", "seats", "bots"},
+    "arena": {"about", "game", "protocol", "kit", "seats", "bots", "tournament"},
     "bench": {"about", "game", "protocol", "kit", "seats", "bots", "server", "client"},
 }
 BELOW["bench"] |= {"tournament", "arena", "command"}
@@ -54,7 +58,7 @@ ROOMS: dict[str, list[str]] = {
 FLOOR: dict[str, set[str]] = {"server": {"config", "heap"}}
 """A roomed folder's loose modules below every room (settings, helpers of no room):
 any room may import them, and they import no room."""
-ROOF: dict[str, set[str]] = {"server": {"app", "cli"}}
+ROOF: dict[str, set[str]] = {"server": {"app", "cli", "entrants"}}
 """A roomed folder's loose modules above every room: the whole put together (the
 server, its command), which no room imports."""
 ABOUT = ("about", "lang")

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import struct
 from typing import Any
 
 import msgspec
+import pytest
 from leastscore.server.app import Server
-from leastscore.tournament.pure.config import build
+from leastscore.server.entrants import ServedHall, open_hall
+from leastscore.server.lobby.hall import Hall
+from leastscore.tournament.pure.config import Running, build
 from leastscore.tournament.pure.entrants import parse_entrant
+from leastscore.tournament.pure.hall import NoHall
 from leastscore.tournament.pure.results import MatchResult
-from leastscore.tournament.running.remote import Hall
 from leastscore.tournament.running.runner import Runner
+
+from ..support.cli import started, stop
 
 
 async def remote_bot(port: int, token: str, *, drop_after: int | None = None) -> list[str]:
@@ -57,15 +63,28 @@ async def run_with_remote(
         {"threshold": 25},
     )
     results: list[MatchResult] = []
-    halls: asyncio.Queue[tuple[Server, Hall]] = asyncio.Queue()
-    runner = Runner(
-        config,
-        on_result=results.append,
-        on_hall=lambda server, hall: halls.put_nowait((server, hall)),
-    )
+    halls: asyncio.Queue[ServedHall] = asyncio.Queue()
+
+    def opened(hall: Any) -> None:
+        assert isinstance(hall, ServedHall)
+        halls.put_nowait(hall)
+
+    runner = Runner(config, Running(open_hall=open_hall), on_result=results.append, on_hall=opened)
     task = asyncio.ensure_future(runner.run(range(len(config.schedule()))))
-    server, hall = await asyncio.wait_for(halls.get(), 60)
+    served = await asyncio.wait_for(halls.get(), 60)
+    server: Server = served.server
+    hall: Hall = served.hall
     return results, (task, server, hall)
+
+
+def test_remote_entrants_without_a_hall_to_open_is_a_clear_error() -> None:
+    config = build(
+        {"seed": 2, "seats": 2, "deals": 1},
+        [parse_entrant("hero=builtin:greedy"), parse_entrant("far=remote")],
+        {"threshold": 25},
+    )
+    with pytest.raises(NoHall, match="leastscore tournament"):
+        Runner(config)
 
 
 async def test_a_remote_bot_plays_its_matches_over_tcp():
@@ -120,3 +139,29 @@ async def test_a_token_chosen_in_advance_seats_the_bot_and_stays_out_of_reports(
     assert len(results) == 2 and all(r.status == "played" for r in results)
     assert seen[0] == "welcome" and "turn" in seen
     assert token not in msgspec.json.encode(results).decode()
+
+
+async def test_the_command_opens_the_server_s_hall_for_remote_entrants() -> None:
+    """``leastscore tournament`` with a remote entrant: the command hands the tournament
+    the server's hall, says where to connect, and a bot on a socket plays its matches."""
+    proc = started(
+        "tournament", "--bot", "hero=builtin:greedy", "--bot", "far=remote:far-token-0123456789",
+        "--seats", "2", "--deals", "1", "--threshold", "25", "--listen", "127.0.0.1:0",
+        "--workers", "1", "--move-time", "60", "--startup-time", "60", "--format", "json",
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        said = []
+        while not said or "connect to" not in said[-1]:
+            line = await asyncio.to_thread(proc.stderr.readline)
+            assert line, f"it ended before opening the hall: {''.join(said)}"
+            said.append(line)
+        port = int(said[-1].split("connect to 127.0.0.1:")[1].split()[0])
+        seen = await asyncio.wait_for(remote_bot(port, "far-token-0123456789"), 120)
+        out, err = await asyncio.to_thread(proc.communicate, timeout=120)
+    finally:
+        stop(proc)
+    assert proc.returncode == 0, err
+    assert "turn" in seen
+    standings = json.loads(out)
+    assert {row["bot"] for row in standings["standings"]} == {"hero", "far"}

@@ -15,6 +15,7 @@ from click.core import ParameterSource
 from leastscore.seats.limits import MODES
 
 from ..pure.config import DEFINING, FLAGS, Running, TournamentConfig
+from ..pure.hall import OPEN_HALL
 from ..running.ready import NotReady
 
 if TYPE_CHECKING:
@@ -294,7 +295,8 @@ def _how_to_run(
     output = output or file_settings.get("format") or "table"
     if output not in ("table", "json", "csv"):
         raise click.ClickException(f"format must be table, json or csv, not {output!r}")
-    return Running(workers, affinity, cluster, output, quiet)
+    open_hall = click.get_current_context().meta.get(OPEN_HALL)  # the command's: the server's
+    return Running(workers, affinity, cluster, output, quiet, open_hall)
 
 
 def _web_address(web: str, config: TournamentConfig) -> tuple[str, int]:

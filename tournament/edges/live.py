@@ -35,9 +35,7 @@ from ..running.runner import Runner
 from ..running.store import Store
 
 if TYPE_CHECKING:
-    from leastscore.server.app import Server
-
-    from ..running.remote import Hall
+    from ..pure.hall import EntrantHall
 
 
 @dataclass
@@ -134,12 +132,12 @@ class Counted:
         self.kept = [r for r in self.kept if r.fixture < cut]
 
 
-def greeter(config: TournamentConfig, err: Console) -> Callable[[Server, Hall], None]:
+def greeter(config: TournamentConfig, err: Console) -> Callable[[EntrantHall], None]:
     """What to print when the hall for remote bots opens: where, and their tokens."""
 
-    def greet(server: Server, hall: Hall) -> None:
+    def greet(hall: EntrantHall) -> None:
         host = config.listen.rpartition(":")[0]
-        err.print(f"remote bots: connect to {host}:{server.port} and say hello with a token:")
+        err.print(f"remote bots: connect to {host}:{hall.port} and say hello with a token:")
         chosen = config.remote_tokens()
         for name, token in hall.tokens().items():
             err.print(f"  {name}: " + ("the token in its spec" if chosen.get(name) else token))

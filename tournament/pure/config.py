@@ -20,6 +20,7 @@ from leastscore.seats.limits import Limits, Mode
 
 from .deals import derive
 from .entrants import Entrant, make_entrant
+from .hall import OpenHall
 from .per_deal import SprtSettings
 from .schedule import Schedule
 
@@ -307,6 +308,9 @@ class Running(msgspec.Struct, frozen=True):
     """What the command prints at the end: table, json or csv."""
     quiet: bool = False
     """No progress display, no warnings on the way."""
+    open_hall: OpenHall | None = None
+    """How to open the hall remote entrants connect to (a server's): without it, a
+    tournament with remote entrants cannot run."""
 
 
 FLAGS = (SETTINGS - RUN_SETTINGS - {"limits"}) | {"limit"}

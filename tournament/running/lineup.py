@@ -38,8 +38,8 @@ from leastscore.seats.seat import DidNotStart, Gone, Seat, SeatFailed
 
 from ..pure.config import TournamentConfig
 from ..pure.entrants import Entrant, bot_factory
+from ..pure.hall import EntrantHall
 from ..pure.schedule import Fixture
-from .remote import EntrantSeat, Hall
 
 
 class Absent:
@@ -126,7 +126,7 @@ class Seating:
     failures: list[dict[str, int]] = field(default_factory=list)
     """...and by how they came about (``SeatFailed.kind``), by seat."""
     absent: list[Absent] = field(default_factory=list)
-    remote: list[EntrantSeat] = field(default_factory=list)
+    remote: list[Seat] = field(default_factory=list)
     programs: dict[int, tuple[ProgramSeat, int]] = field(default_factory=dict)
     """Seat index: (program, how many problems it had before this match)."""
     before: dict[int, tuple[dict[str, int], float]] = field(default_factory=dict)
@@ -183,7 +183,7 @@ class Lineup:
         *,
         stderr_dir: Path | None = None,
         copy: str = "main",
-        hall: Hall | None = None,
+        hall: EntrantHall | None = None,
         interrupt: bool = False,
         containment: Containment | None = None,
         fresh: bool = False,

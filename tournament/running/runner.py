@@ -23,17 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leastscore.seats.sandbox import Containment
-from leastscore.server.app import Server
 
 from ..pure import config as configs
-from ..pure.config import Running, TournamentConfig
+from ..pure.config import Running, TournamentConfig, listen_address
+from ..pure.hall import EntrantHall, NoHall
 from ..pure.results import MatchResult, encode_result
 from ..pure.schedule import Fixture
 from . import ready
 from .lineup import Lineup, contain
 from .play import play_safely
 from .pool import Workers
-from .remote import Hall, open_hall
 from .store import Store
 
 if TYPE_CHECKING:
@@ -60,7 +59,7 @@ class Runner:
         *,
         store: Store | None = None,
         on_result: Callable[[MatchResult], None] | None = None,
-        on_hall: Callable[[Server, Hall], None] | None = None,
+        on_hall: Callable[[EntrantHall], None] | None = None,
         stop_when: Callable[[], bool] | None = None,
         warn: Callable[[str], None] | None = None,
     ) -> None:
@@ -68,7 +67,11 @@ class Runner:
         more and the run ends when those being played are done (a sequential test).
 
         ``running.cluster``: play on Dask (``tcp://HOST:PORT`` or ``local:N``) instead
-        of in worker processes of this machine; see ``cluster``."""
+        of in worker processes of this machine; see ``cluster``.
+
+        ``running.open_hall``: how to open the hall remote entrants connect to (the
+        server's, handed in by the ``leastscore`` command); ``on_hall`` is told once it
+        is open."""
         self.config = config
         self.cluster = running.cluster
         self._warn = warn
@@ -78,9 +81,12 @@ class Runner:
         self.affinity = running.affinity
         self.store = store
         self._on_result = on_result
+        if config.remote and running.open_hall is None:
+            raise NoHall()
+        self._open_hall = running.open_hall
         self._on_hall = on_hall
         self.pool: Workers | ClusterWorkers | None = None
-        self.hall: Hall | None = None
+        self.hall: EntrantHall | None = None
         self._stop_when = stop_when
         self._stopping = False
         self.results: list[MatchResult] = []
@@ -98,7 +104,6 @@ class Runner:
     async def run(self, todo: Sequence[int]) -> None:
         """Play the fixtures ``todo``."""
         here, there = self.split(todo)
-        server: Server | None = None
         config = self.config
         out = str(self.store.path) if self.store is not None else None
         stderr_dir = Path(out, "programs") if out is not None else None
@@ -115,9 +120,11 @@ class Runner:
                 self._warn(containment.describe())
 
         if config.remote:
-            server, self.hall = await open_hall(config.listen, config.rules, config.remote_tokens())
+            assert self._open_hall is not None
+            host, port = listen_address(config.listen)
+            self.hall = await self._open_hall(host, port, config.rules, config.remote_tokens())
             if self._on_hall is not None:
-                self._on_hall(server, self.hall)
+                self._on_hall(self.hall)
         lineup = Lineup(config, stderr_dir=stderr_dir, hall=self.hall, containment=containment)
         if self.cluster is not None:
             from .cluster import ClusterWorkers
@@ -151,9 +158,9 @@ class Runner:
                 lane.cancel()
             await asyncio.gather(*lanes, return_exceptions=True)
             await lineup.close()
-            if server is not None:
+            if self.hall is not None:
                 with contextlib.suppress(Exception):
-                    await server.shutdown("the tournament is over")
+                    await self.hall.close("the tournament is over")
 
     async def _play_here(self, fixtures: Sequence[Fixture], lineup: Lineup) -> None:
         for fixture in fixtures:

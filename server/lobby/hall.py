@@ -1,11 +1,11 @@
-"""Remote entrants: bots that connect to the runner's server over TCP.
+"""The hall: a room of entrants admitted by token, whose matches a host program plays.
 
-The runner starts a ``server.app.Server`` and registers one player per remote
-entrant; the player's resume token is the entrant's token. A bot connects,
-says ``hello`` with that token (``"token": "..."``) and is seated in the
-``Hall``: a table that belongs to the tournament, where it stays between
-matches. The server routes its moves to the hall, the hall to the match it is
-playing. Unauthenticated clients may connect but can create no tables.
+A tournament with remote entrants serves one (``server.entrants.open_hall``) and
+registers one player per remote entrant; the player's resume token is the entrant's
+token. A bot connects, says ``hello`` with that token (``"token": "..."``) and is
+seated in the ``Hall``, where it stays between matches. The server routes its moves
+to the hall, the hall to the match it is playing. Unauthenticated clients may connect
+but can create no tables.
 
 Faults are the tournament's: a bot that is not connected when its move is due
 counts a crash and gets the automatic move; a bot that has not connected when
@@ -15,7 +15,7 @@ its match starts (within the start-up time) forfeits that match.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 from leastscore.game import Match, Move, Rules, View
@@ -24,12 +24,9 @@ from leastscore.protocol.convert import match_state, turn_for
 from leastscore.protocol.errors import ProtocolError
 from leastscore.protocol.messages import SeatInfo, State, TableInfo
 from leastscore.seats.seat import Gone, SeatFailed
-from leastscore.server.app import Server
-from leastscore.server.config import ServerConfig
-from leastscore.server.lobby.players import Player, Players
-from leastscore.server.lobby.room import ConnectedSeat
 
-from ..pure.config import listen_address
+from .players import Player, Players
+from .room import ConnectedSeat
 
 
 class EntrantSeat(ConnectedSeat):
@@ -73,7 +70,9 @@ class EntrantSeat(ConnectedSeat):
 class Hall:
     """The room every remote entrant is in for the whole tournament (a ``Room`` of the
     server's, not a table: nobody joins, leaves, adds bots or starts anything here).
-    Each match the tournament plays gives each remote entrant's player a seat of it."""
+    Each match the tournament plays gives each remote entrant's player a seat of it.
+    Why a room and not a table: the host program, not the players, decides who plays
+    which match and when."""
 
     def __init__(self, players: Players, rules: Rules) -> None:
         self.id = "tournament"
@@ -197,17 +196,3 @@ class Hall:
 
     def broadcast(self, message: msgspec.Struct, skip: Player | None = None) -> None:
         pass  # entrants do not chat
-
-
-async def open_hall(
-    listen: str, rules: Rules, entrants: Mapping[str, str | None]
-) -> tuple[Server, Hall]:
-    """Start the server for remote entrants and register them, by name, with the token
-    each was given (None: a new one)."""
-    host, port = listen_address(listen)
-    server = Server(ServerConfig(host=host, port=port, db=None, max_tables=0))
-    await server.start()
-    hall = Hall(server.lobby.players, rules)
-    for name, token in sorted(entrants.items()):
-        hall.admit(name, token)
-    return server, hall
