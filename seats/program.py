@@ -21,33 +21,20 @@ from typing import IO
 
 import msgspec
 from leastscore.game import Event, IllegalMove, MatchStarted, Move, View
-from leastscore.protocol import (
-    FrameReader,
-    FrameTooLarge,
-    ProtocolError,
-    decode_client,
-    encode,
-    errors,
-    negotiate,
-    version_refusal,
-)
-from leastscore.protocol.convert import (
-    move_from_wire,
-    program_snapshot,
-    program_welcome,
-    stamp_of,
-    turn_for,
-)
+from leastscore.protocol import SUPPORTED, ProtocolError, encode, errors
+from leastscore.protocol.convert import program_snapshot, stamp_of, turn_for
 from leastscore.protocol.messages import (
     Bye,
     DeclareMove,
     Error,
     Hello,
+    Message,
     Ok,
     Ping,
     PlayMove,
     Pong,
 )
+from leastscore.protocol.peer import STDIO, HostPeer
 
 from .core import TooLate
 from .sandbox import Containment, Jail, Usage, spawn
@@ -119,12 +106,12 @@ class ProgramSeat:
         self._output: _ProgramOutput | None = None
         """Who hears the running program's output (a new one for each start)."""
         self._hello: asyncio.Future[Hello] | None = None
+        self._peer = HostPeer(STDIO)
+        """The host's end of the conversation with the running program (one a start)."""
         self.slot = MoveSlot()
         self._restart: asyncio.Future[None] | None = None
         self._fresh = False
         """Started but told nothing yet: it needs a ``state`` snapshot before it moves."""
-        self._welcomed = False
-        self._outbox: list[bytes] = []
         self._outbox_size = 0
         self._gathering: asyncio.TimerHandle | None = None
         self.failure: str | None = None
@@ -161,7 +148,7 @@ class ProgramSeat:
         # Nothing but the welcome until it is asked to move (then it gets a snapshot),
         # or a new match starts: no frame before the welcome, no turn twice.
         self._fresh = True
-        self._welcomed = False
+        self._peer = HostPeer(STDIO, on_output=self._gather)
         self._hello = asyncio.get_running_loop().create_future()
         self._reader_task = None
         output = self._output = _ProgramOutput(self)
@@ -191,18 +178,11 @@ class ProgramSeat:
             self.failure_kind = DidNotStart
             raise DidNotStart(str(e)) from None
         self.hello = hello
-        self.version = negotiate(hello.protocol)
+        self.version = self._peer.version
+        self._flush()  # the welcome, or the refusal as its last word
         if self.version is None:
-            refusal = version_refusal(hello.protocol, hello.id)
-            self._write(refusal)
-            self._flush()
-            spoken = ", ".join(map(str, refusal.supported or ()))
+            spoken = ", ".join(map(str, SUPPORTED))
             raise self._fail(f"speaks protocol {hello.protocol}, not {spoken}", DidNotStart)
-        from leastscore.about import VERSION
-
-        self._write(program_welcome(self.version, f"leastscore {VERSION}", hello.id))
-        self._flush()
-        self._welcomed = True
 
     def _fail(self, why: str, kind: type[SeatFailed] = Crashed) -> SeatFailed:
         """Give up on the running program: kill it and remember why, and how (``kind``)."""
@@ -269,24 +249,23 @@ class ProgramSeat:
             else:
                 self._fail(f"exited with code {code}" if code else "closed its output")
 
-    def _handle(self, message: msgspec.Struct) -> None:
-        if isinstance(message, Hello):
+    def _handle(self, message: Message) -> None:
+        """A message the peer heard (it took care of what comes before the welcome)."""
+        if isinstance(message, Hello):  # the first: answered in the pass that read it
+            version = self._peer.agree(message)
+            if version is not None:
+                self._peer.welcome(version, message.id)
             if self._hello is not None and not self._hello.done():
                 self._hello.set_result(message)
-            return
-        if self._hello is None or not self._hello.done():
-            raise ProtocolError(errors.HELLO_REQUIRED, "the first message must be hello")
-        if isinstance(message, PlayMove | DeclareMove):
-            try:
-                move = move_from_wire(message)
-            except ProtocolError as e:
-                self._write(Error(e.code, e.message, e.id))
-                self.problems.append(e.message)
-                self.slot.fail(ProtocolViolation(e.message))
-                return
-            if not self.slot.offer(move, message.id, stamp_of(message)):
+        elif isinstance(message, PlayMove | DeclareMove):
+            move = self._peer.read_move(message)
+            if move is None:  # no card: refused, and the seat's turn fails
+                why = self._peer.refused.message if self._peer.refused else "bad move"
+                self.problems.append(why)
+                self.slot.fail(ProtocolViolation(why))
+            elif not self.slot.offer(move, message.id, stamp_of(message)):
                 self.problems.append("moved when it was not its turn")
-                self._write(Error(errors.NOT_YOUR_TURN, "it is not your turn", message.id))
+                self._peer.out_of_turn(stamp_of(message), message.id)
         elif isinstance(message, Ping):
             self._write(Pong(message.id))
         else:
@@ -299,11 +278,14 @@ class ProgramSeat:
     def _write_bytes(self, data: bytes) -> None:
         if self.failure is not None or self.proc is None:
             return  # (one whose process ended unnoticed is written nothing at the flush)
-        self._outbox.append(data)
+        self._peer.send_bytes(data)
         self._outbox_size += len(data)
         if self._outbox_size > GATHER_LIMIT:
             self._flush()
-        elif self._gathering is None:
+
+    def _gather(self) -> None:
+        """A frame is queued where none was: write it with those that follow it soon."""
+        if self._gathering is None:
             self._gathering = asyncio.get_running_loop().call_later(GATHER_TIME, self._gathered)
 
     def _gathered(self) -> None:
@@ -318,11 +300,10 @@ class ProgramSeat:
         frames that come after this wait a little less than ``GATHER_TIME``, and
         the moves of a match share one timer every ``GATHER_TIME`` instead of
         starting and cancelling one each."""
-        outbox = self._outbox
+        outbox = self._peer.data_to_send()
         if not outbox:
             return
         data = b"".join(outbox)
-        self._outbox = []
         self._outbox_size = 0
         if self._trace is not None and self.alive:
             for frame in outbox:
@@ -340,7 +321,7 @@ class ProgramSeat:
             self._fail("does not read its input")
 
     def _drop_outbox(self) -> None:
-        self._outbox = []
+        self._peer.data_to_send()
         self._outbox_size = 0
         if self._gathering is not None:
             self._gathering.cancel()
@@ -400,7 +381,8 @@ class ProgramSeat:
 
     def send(self, events: Sequence[Event]) -> None:
         if self._fresh:
-            if not (self._welcomed and events and isinstance(events[0], MatchStarted)):
+            welcomed = self._peer.version is not None
+            if not (welcomed and events and isinstance(events[0], MatchStarted)):
                 return
             self._fresh = False  # it will see the match from its start
         for event in events:
@@ -582,7 +564,6 @@ class _ProgramOutput:
         self.seat = seat
         self.proc: asyncio.subprocess.Process | None = None
         """The process, once started (its output may come before ``spawn`` returns)."""
-        self._frames = FrameReader()
         self._deaf = False
         """It broke the stream: not listened to, and its end counts for nothing more."""
         self._closed = False
@@ -598,25 +579,31 @@ class _ProgramOutput:
         if not self._heard():
             return
         seat = self.seat
-        try:
-            bodies = self._frames.feed(data)
-        except FrameTooLarge as e:
+        peer = seat._peer
+        bodies = peer.receive_data(data)
+        if peer.last_word is not None and peer.last_word.code == errors.FRAME_TOO_LARGE:
             if seat._jail is not None:
                 seat._jail.count("output")
-            self._stop(f"sent an oversized frame ({e})", GarbledOutput)
+            self._stop(f"sent an oversized frame ({peer.last_word.message})", GarbledOutput)
             return
         for body in bodies:
             if seat._trace is not None:
                 seat._trace("program", body)
-            try:
-                seat._handle(decode_client(body))
-            except ProtocolError as e:
-                if e.fatal:
-                    kind = GarbledOutput if e.code == errors.BAD_FRAME else ProtocolViolation
-                    self._stop(f"broke the protocol: {e.code}: {e.message}", kind)
-                    return
-                seat.problems.append(f"{e.code}: {e.message}")
-                seat._write(Error(e.code, e.message, e.id))
+            message = peer.hear(body)
+            if message is not None:
+                seat._handle(message)
+            elif peer.refused is not None and self._refused(peer.refused):
+                return
+
+    def _refused(self, e: ProtocolError) -> bool:
+        """What the peer refused (its answer queued): a fault noted, or the end of the
+        program when the error is fatal (True: nothing more is heard)."""
+        if e.fatal:
+            kind = GarbledOutput if e.code == errors.BAD_FRAME else ProtocolViolation
+            self._stop(f"broke the protocol: {e.code}: {e.message}", kind)
+            return True
+        self.seat.problems.append(f"{e.code}: {e.message}")
+        return False
 
     def started(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
