@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SUBPACKAGES := game protocol kit seats server client bots tournament arena
+SUBPACKAGES := game protocol kit words seats server client bots tournament arena
 
 .PHONY: play test lint typecheck unit coverage bench fuzz soak catalogs vectors clean
 
@@ -91,7 +91,7 @@ soak: $(STAMP)
 # ships. A new language: pybabel init -i $(LOCALE)/leastscore.pot -d $(LOCALE)
 # -D leastscore -l CODE, then add it to leastscore/lang.py.
 LOCALE := leastscore/locale
-SOURCES := game protocol kit seats bots server client tournament leastscore
+SOURCES := game protocol kit words seats bots server client tournament leastscore
 catalogs: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k _f -k Phrase --no-location --project=leastscore \
 		--version=$$($(BIN)/python -c 'from leastscore.about import VERSION; print(VERSION)') \

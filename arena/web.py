@@ -19,7 +19,7 @@ import msgspec
 from aiohttp import web
 from leastscore.game import Event, MatchStarted, RoundStarted, read_log
 from leastscore.kit.serve import asset, html_reply, json_reply, page_words, spectator_log
-from leastscore.seats.narrate import describe
+from leastscore.words.narrate import describe
 
 from .book import FAULTS, PlayedMatch
 from .service import Arena

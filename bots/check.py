@@ -28,10 +28,10 @@ from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.folders import Placed, place
 from leastscore.seats.limits import Limits, Mode
-from leastscore.seats.narrate import ordinal
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment
 from leastscore.seats.seat import Seat, SeatFailed
+from leastscore.words.narrate import ordinal
 
 from . import make_bot
 from .seat import BotSeat

@@ -52,7 +52,7 @@ from leastscore.protocol.messages import (
     Welcome,
 )
 from leastscore.protocol.tracker import Tracker
-from leastscore.seats.narrate import ordinal
+from leastscore.words.narrate import ordinal
 
 from .base import Bot, watches
 from .view import BotView, DealMemory

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from leastscore.bots.link import ConnectionClosed, ServerError, ServerLink
 from leastscore.protocol.messages import AddBot, Create, Join, Leave, Message, Start
-from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 
 from leastscore.about import VERSION
 

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 import msgspec
 from leastscore.bots import BUILTIN, make_bot
 from leastscore.bots.hint import HINT_LEVELS, hint_bot
+from leastscore.bots.link import ConnectionClosed, ServerError, ServerLink
 from leastscore.bots.view import BotView
 from leastscore.game import (
     Declare,
@@ -43,7 +44,6 @@ from leastscore.protocol.messages import (
     Turn,
 )
 from leastscore.protocol.tracker import Tracker
-from leastscore.seats.link import ConnectionClosed, ServerError, ServerLink
 from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.text import Text

@@ -18,8 +18,8 @@ from leastscore.server.config import ServerConfig
 from leastscore.lang import LANGUAGES, _, choose, heard, ngettext, use
 
 if TYPE_CHECKING:
+    from leastscore.bots.link import ServerLink
     from leastscore.protocol.lan import ServerAd
-    from leastscore.seats.link import ServerLink
     from leastscore.server.app import Server
 
     from .app import Client
@@ -277,9 +277,9 @@ async def _connect_or_say_why(
     host: str, port: int, name: str, seat_file: SeatFile | None
 ) -> tuple[ServerLink, bool] | None:
     """The connection and whether a seat was taken back; None once the reason is printed."""
+    from leastscore.bots.link import ConnectionClosed, ServerError
     from leastscore.protocol import ProtocolError
     from leastscore.protocol.text import shown
-    from leastscore.seats.link import ConnectionClosed, ServerError
 
     where = f"{host}:{port}"
     try:
@@ -373,7 +373,7 @@ async def _connect(
 ) -> tuple[ServerLink, bool]:
     """Connect, taking back the seat a killed client held if its token was kept;
     (the link, whether a seat was taken back)."""
-    from leastscore.seats.link import ServerError, ServerLink
+    from leastscore.bots.link import ServerError, ServerLink
 
     from leastscore.about import VERSION
 

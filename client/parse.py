@@ -1,7 +1,7 @@
 """What a person types at the terminal, read forgivingly: a move, a lobby command, or one
 clear line why not.
 
-Pure: no connection, no terminal. Moves are read by ``leastscore.seats.typed`` (the
+Pure: no connection, no terminal. Moves are read by ``leastscore.words.typed`` (the
 server reads a browser player's typed moves with it too); this adds the commands.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from leastscore.game import Declare, Play, Rules
-from leastscore.seats.typed import (
+from leastscore.words.typed import (
     DECLARE_WORDS,
     Context,
     ParseError,

@@ -32,7 +32,7 @@ from leastscore.game.rules import house_rules_text
 from leastscore.protocol.messages import Chat, PlayerBack, PlayerLeft, PlayerReplaced, TableInfo
 from leastscore.protocol.text import shown
 from leastscore.protocol.tracker import Tracker
-from leastscore.seats.narrate import describe, ordinal
+from leastscore.words.narrate import describe, ordinal
 from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel

@@ -32,7 +32,7 @@ def show_match(
     from leastscore.game import Declared, MatchEnded, MatchStarted, RoundStarted
     from leastscore.game.rules import house_rules_text
     from leastscore.protocol.text import shown
-    from leastscore.seats.narrate import describe
+    from leastscore.words.narrate import describe
 
     console = Console(highlight=False, markup=False)  # a name "[/b]" is text, not markup
     names: Sequence[str] = ()

@@ -4,8 +4,6 @@
 person or bot over TCP, a program on stdio); ``MatchCore`` is the referee, a
 state machine given the time that decides deadlines, refusals, faults and
 forfeits; ``MatchDriver`` plays a match through seats by running it;
-``ProgramSeat`` hosts an external program; ``ServerLink`` is a client's
-connection to a server, for the terminal client and the SDK alike. It knows
-the engine and the protocol, and nothing of bots, servers, clients or
-tournaments.
+``ProgramSeat`` hosts an external program. It knows the engine and the
+protocol, and nothing of bots, servers, clients or tournaments.
 """

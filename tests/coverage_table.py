@@ -15,7 +15,17 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("game", "protocol", "seats", "bots", "server", "client", "tournament", "leastscore")
+PACKAGES = (
+    "game",
+    "protocol",
+    "words",
+    "seats",
+    "bots",
+    "server",
+    "client",
+    "tournament",
+    "leastscore",
+)
 TARGET = 90.0
 
 

@@ -3,6 +3,7 @@
     about <- game <- protocol <- seats <- bots <- server <- client <- command <- bench
                                          bots <- tournament <- arena <- command
                           protocol <- kit <- {server, tournament, arena}
+                              game <- words <- {bots, server, client, tournament, arena}
 
 The server and the tournament stand side by side: a tournament with remote entrants
 is handed the server's hall by the command (``leastscore.cli``), which puts the two
@@ -10,7 +11,8 @@ together, and the arena plays its tables through the tournament, never the serve
 
 ``kit`` (the site kit: templates, the pages' static files, their serving) stands beside
 ``seats``: it may import ``game`` and ``protocol`` only, never the server, the tournament
-or the arena, which all import it for their pages;
+or the arena, which all import it for their pages; ``words`` (a typed move read, events
+told, in the players' language) stands beside them on ``game`` alone;
 
 ``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
 (the players' language) import nothing of the project and count as one part;
@@ -34,19 +36,31 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ["game", "protocol", "kit", "seats", "bots", "server", "client", "tournament", "arena"]
+FOLDERS = [
+    "game",
+    "protocol",
+    "kit",
+    "words",
+    "seats",
+    "bots",
+    "server",
+    "client",
+    "tournament",
+    "arena",
+]
 BELOW: dict[str, set[str]] = {
     "about": set(),
     "game": {"about"},
     "protocol": {"about", "game"},
     "kit": {"about", "game", "protocol"},
+    "words": {"about", "game"},
     "seats": {"about", "game", "protocol"},
-    "bots": {"about", "game", "protocol", "seats"},
-    "server": {"about", "game", "protocol", "kit", "seats", "bots"},
-    "client": {"about", "game", "protocol", "kit", "seats", "bots", "server"},
-    "tournament": {"about", "game", "protocol", "kit", "seats", "bots"},
-    "arena": {"about", "game", "protocol", "kit", "seats", "bots", "tournament"},
-    "bench": {"about", "game", "protocol", "kit", "seats", "bots", "server", "client"},
+    "bots": {"about", "game", "protocol", "words", "seats"},
+    "server": {"about", "game", "protocol", "kit", "words", "seats", "bots"},
+    "client": {"about", "game", "protocol", "kit", "words", "seats", "bots", "server"},
+    "tournament": {"about", "game", "protocol", "kit", "words", "seats", "bots"},
+    "arena": {"about", "game", "protocol", "kit", "words", "seats", "bots", "tournament"},
+    "bench": {"about", "game", "protocol", "kit", "words", "seats", "bots", "server", "client"},
 }
 BELOW["bench"] |= {"tournament", "arena", "command"}
 OLD_TOP_LEVEL = {*FOLDERS}

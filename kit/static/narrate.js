@@ -1,6 +1,6 @@
 // @ts-check
 import { _, _f, fill, heard } from "./words.js";
-// The events in words, the lines the terminal shows (seats/narrate.py): the same
+// The events in words, the lines the terminal shows (words/narrate.py): the same
 // messages, from the same catalogs, in the page's language; "you" is the reader's seat
 // (null for a spectator). tests/web/test_narrate.py holds the two narrators to the same
 // lines, event by event, in every language.

@@ -18,8 +18,8 @@ from aiohttp import web
 from leastscore.game import Event, View
 from leastscore.kit.serve import json_reply
 from leastscore.protocol.convert import move_to_wire
-from leastscore.seats.typed import Context, ParseError
-from leastscore.seats.typed import read_move as read_typed
+from leastscore.words.typed import Context, ParseError
+from leastscore.words.typed import read_move as read_typed
 
 from leastscore.lang import LANGUAGES, current, speaking
 

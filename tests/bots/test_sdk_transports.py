@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from leastscore.bots import GreedyBot
+from leastscore.bots.link import ServerLink
 from leastscore.bots.local import play_match, play_match_async
 from leastscore.bots.sdk import BotView, Move
 from leastscore.bots.seat import BotSeat
@@ -22,7 +23,6 @@ from leastscore.game import Declared, Match, Played, Rules
 from leastscore.protocol.messages import AddBot, Create
 from leastscore.seats.core import Policy
 from leastscore.seats.driver import MatchDriver
-from leastscore.seats.link import ServerLink
 from leastscore.seats.program import ProgramSeat
 from leastscore.server.app import Server
 from leastscore.server.records.store import MatchDatabase

@@ -50,7 +50,7 @@ class Captured:
 
 
 def test_the_servers_own_words_are_shown_never_obeyed() -> None:
-    from leastscore.seats.link import ServerLink
+    from leastscore.bots.link import ServerLink
 
     term = Captured(PLAIN)
     client = Client(ServerLink("127.0.0.1", 1, "ann"), term)

@@ -55,7 +55,7 @@ from leastscore.protocol.messages import (
     TableInfo,
 )
 from leastscore.protocol.tracker import Tracker
-from leastscore.seats.narrate import describe, ordinal
+from leastscore.words.narrate import describe, ordinal
 from rich.cells import cell_len
 from rich.text import Text
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from leastscore.bots import GreedyBot
-from leastscore.seats.link import ServerLink
+from leastscore.bots.link import ServerLink
 from leastscore.bots.scaffold import new_bot
 from leastscore.bots.view import BotView
 from leastscore.game import MatchEnded

@@ -151,9 +151,9 @@ async def test_a_full_four_seat_match_of_raw_clients(server: Server):
 async def test_tracker_follows_the_server_exactly(server: Server):
     """A client-side Tracker, fed only frames, equals the engine's own view at every turn."""
     from leastscore.bots import GreedyBot
+    from leastscore.bots.link import ServerLink
     from leastscore.protocol.convert import move_to_wire
     from leastscore.protocol.messages import AddBot, Create, Start, Turn
-    from leastscore.seats.link import ServerLink
 
     conn = await ServerLink.open("127.0.0.1", server.port, "tracked", bot=True)
     ok = await conn.request(Create(name="t", seats=3, rules={"threshold": 30}))

@@ -7,8 +7,8 @@ import gc
 from typing import Any
 
 import pytest
+from leastscore.bots.link import ConnectionClosed, ServerLink
 from leastscore.protocol.messages import Ping
-from leastscore.seats.link import ConnectionClosed, ServerLink
 from leastscore.server.app import Server
 
 

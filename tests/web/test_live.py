@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from leastscore.game import Declared, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
-from leastscore.seats.narrate import describe
 from leastscore.server.app import Server
 from leastscore.server.records.store import MatchDatabase
+from leastscore.words.narrate import describe
 
 from ..support.browser import no_sideways_scroll, web_server
 from ..support.cards import cards_in, public_cards

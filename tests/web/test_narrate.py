@@ -1,5 +1,5 @@
 """The page tells the events in the terminal's words (``kit/static/narrate.js`` against
-``seats/narrate.py``), in every language, for a spectator and for each seat.
+``words/narrate.py``), in every language, for a spectator and for each seat.
 
 Run in node, the same ES modules the browser loads (``words.js``, ``narrate.js``), given
 the words ``/api/words/CODE`` sends: every event of whole matches, each in every copy
@@ -19,7 +19,7 @@ from leastscore.bots import make_bot
 from leastscore.bots.local import play_match
 from leastscore.game import Declared, Event, MatchEnded, Played, Resigned, RoundVoid, Rules
 from leastscore.game.events import MatchStarted, Standing
-from leastscore.seats.narrate import describe
+from leastscore.words.narrate import describe
 
 from leastscore.lang import HEARD, LANGUAGES, speaking, words
 

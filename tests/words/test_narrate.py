@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leastscore.game import Declared, Played, Resigned, Rules
 from leastscore.game.events import MatchStarted, RoundStarted
-from leastscore.seats.narrate import describe
+from leastscore.words.narrate import describe
 
 NAMES = ("Ann", "Bea", "Cy")
 
