@@ -123,8 +123,8 @@ def runtime() -> tuple[str, ...]:
     import sys
 
     found = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    for name in ("leastscore", "leastscore.game", "leastscore.protocol", "leastscore.seats",
-                 "leastscore.bots"):  # fmt: skip
+    for name in ("leastscore", "leastscore.game", "leastscore.protocol", "leastscore.words",
+                 "leastscore.seats", "leastscore.bots"):  # fmt: skip
         spec = importlib.util.find_spec(name)
         for where in (spec.submodule_search_locations or []) if spec is not None else []:
             found.add(os.path.realpath(where))

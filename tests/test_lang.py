@@ -26,6 +26,7 @@ SOURCES = (
     "game",
     "protocol",
     "kit",
+    "words",
     "seats",
     "bots",
     "server",
