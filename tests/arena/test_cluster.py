@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 from leastscore.seats.sandbox import bwrap_path
 
-from ..support.arena import Served, contest, enter_references, get
+from ..support.arena import Served, contest, enter_references, get, start_scheduler
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 
@@ -37,23 +36,6 @@ def test_tables_are_played_on_the_cluster_s_workers(tmp_path: Path) -> None:
     assert slots == ["0", "1"], slots  # each slot's stderr, sent back by its worker
 
 
-def _scheduler() -> tuple[subprocess.Popen[str], str]:
-    """``dask scheduler`` on a free port of loopback, and its address (from the line
-    it logs once it listens; the rest of its log is read and dropped)."""
-    dask = str(Path(sys.executable).with_name("dask"))
-    process = subprocess.Popen(
-        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    assert process.stderr is not None
-    for line in process.stderr:
-        if "Scheduler at:" in line:
-            address = line.split("Scheduler at:")[1].strip()
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, address
-    raise AssertionError(f"no scheduler: it exited with {process.wait()}")
-
-
 @pytest.mark.timeout(300)
 def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
     """A worker in a mount namespace where the arena's folder is an empty tmpfs: it plays
@@ -64,7 +46,7 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
     arena = tmp_path / "arena"
     arena.mkdir()
     folder = contest(arena, "seats = 2\nthreshold = 30\ncheck_matches = 1\n")
-    scheduler, address = _scheduler()
+    scheduler, address = start_scheduler()
     dask = str(Path(sys.executable).with_name("dask"))
     worker = subprocess.Popen(
         [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(arena), "--die-with-parent", "--",

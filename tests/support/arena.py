@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -117,3 +118,20 @@ class Served:
                 return board
             time.sleep(0.5)
         raise AssertionError(f"not reached in {seconds} s: {self.board()}")
+
+
+def start_scheduler() -> tuple[subprocess.Popen[str], str]:
+    """``dask scheduler`` on a free port of loopback, and its address (from the line
+    it logs once it listens; the rest of its log is read and dropped)."""
+    dask = str(Path(sys.executable).with_name("dask"))
+    process = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "Scheduler at:" in line:
+            address = line.split("Scheduler at:")[1].strip()
+            threading.Thread(target=process.stderr.read, daemon=True).start()
+            return process, address
+    raise AssertionError(f"no scheduler: it exited with {process.wait()}")
