@@ -3,7 +3,7 @@ same entrants in the same run.
 
     python -m bench.arena [--seconds 60] [--seats 2] [--threshold 50]
                           [--levels random,greedy,counter] [--copies 1]
-                          [--report-every 600]
+                          [--report-every 600] [--warm-up 600] [--trace 1]
 
 Reference bots (built-in levels, by default ``random``, ``greedy``, ``counter``,
 weakest first) run as programs on stdio, each from a folder of its own, under the
@@ -20,7 +20,11 @@ sandbox the machine has (with ``--copies N``, each level is entered N times, as
   the levels' (strongest first) and stayed so to the end; and the arena process's
   resident memory when all were placed and at the end. For a long run,
   ``--report-every`` prints a line to stderr now and then (matches, memory, order)
-  to show that the arena keeps going at the same pace.
+  to show that the arena keeps going at the same pace. ``--warm-up``: the resident
+  memory is read again that long after all were placed, and its growth from then to
+  the end given per hour (``rss_growth_mb_per_hour``); with ``--trace N`` the arena
+  runs under tracemalloc (``bench.traced``, N frames deep), snapshotted at both
+  points, and the source lines whose allocations grew most are printed.
 
 Both sides play one table at a time, so both are measured per worker. Last line:
 one JSON object.
@@ -41,6 +45,7 @@ from typing import Any
 import click
 
 from .load import rss_kib
+from .traced import Traced, top, total_mb
 
 LEVELS = ("random", "greedy", "counter")
 """The default reference levels, weakest first."""
@@ -109,28 +114,25 @@ def board(url: str) -> list[dict[str, Any]]:
 
 
 def arena(root: Path, folders: dict[str, Path], seats: int, threshold: int, seconds: float,
-          report_every: float) -> dict[str, Any]:  # fmt: skip
+          report_every: float, warm_up: float, trace: int) -> dict[str, Any]:  # fmt: skip
     home = root / "arena"
     home.mkdir()
     (home / "arena.toml").write_text(
         f"seats = {seats}\nthreshold = {threshold}\ntables_at_once = 1\ncheck_matches = 1\n"
     )
     tokens = {name: leastscore("arena", "invite", str(home), name).strip() for name in folders}
-    serve = subprocess.Popen(
-        [sys.executable, "-m", "leastscore", "arena", "serve", str(home), "--port", "0"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    traced = ["-m", "bench.traced", str(trace)] if trace else ["-m", "leastscore"]
+    serve = Traced([sys.executable, *traced, "arena", "serve", str(home), "--port", "0"])
     try:
-        assert serve.stdout is not None
-        url = serve.stdout.readline().split()[1].rstrip("/")
+        url = serve.readline().split()[1].rstrip("/")
         sent_at = {}
         for level in folders:
             sent_at[level] = time.perf_counter()
             leastscore("arena", "submit", url, str(folders[level]), "--token", tokens[level])
-        return _watch(url, sent_at, seconds, serve.pid, seats, report_every)
+        memory = Memory(serve, warm_up, traced=bool(trace))
+        return {**_watch(url, sent_at, seconds, memory, seats, report_every), **memory.figures()}
     finally:
-        serve.kill()
-        serve.wait()
+        serve.stop(wait=10.0 if trace else 0.0)  # traced: Ctrl-C
 
 
 def rss_mb(pid: int) -> float:
@@ -138,12 +140,52 @@ def rss_mb(pid: int) -> float:
     return round(rss_kib(pid) / 1024, 1)
 
 
-def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats: int,
+class Memory:
+    """The arena process's memory at three points: when all entrants were placed, once
+    warmed up (``warm_up`` seconds later) and at the end; with tracemalloc, what grew
+    from the second to the third."""
+
+    def __init__(self, serve: Traced, warm_up: float, traced: bool) -> None:
+        self.serve, self.warm_up, self.traced = serve, warm_up, traced
+        self.rss: dict[str, float] = {}
+        self.at: dict[str, float] = {}
+        self.snaps: dict[str, Any] = {}
+
+    def read(self, point: str) -> None:
+        self.at[point] = time.perf_counter()
+        if self.traced:
+            self.snaps[point], rss = self.serve.snapshot(point)
+            self.rss[point] = round(rss, 1)
+        else:
+            self.rss[point] = rss_mb(self.serve.proc.pid)
+
+    def tick(self, since_placed: float) -> None:
+        if "warm" not in self.at and since_placed >= self.warm_up:
+            self.read("warm")
+
+    def figures(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"serve_rss_mb": self.rss}
+        if "warm" in self.at and "end" in self.at:
+            hours = max(1e-9, self.at["end"] - self.at["warm"]) / 3600
+            out["rss_growth_mb_per_hour"] = round((self.rss["end"] - self.rss["warm"]) / hours, 2)
+            if self.traced:
+                warm, end = self.snaps["warm"], self.snaps["end"]
+                out["traced_mb"] = {
+                    "warm": round(total_mb(warm), 2),
+                    "end": round(total_mb(end), 2),
+                }
+                out["traced_growth_mb_per_hour"] = round(
+                    (total_mb(end) - total_mb(warm)) / hours, 3
+                )
+                out["grew_after_warm_up"] = top(end, warm)
+        return out
+
+
+def _watch(url: str, sent_at: dict[str, float], seconds: float, memory: Memory, seats: int,
            report_every: float) -> dict[str, Any]:  # fmt: skip
     first: dict[str, float] = {}
     reported = time.perf_counter()
     placed_at = placed_matches = None
-    rss_placed = 0.0
     history: list[tuple[int, bool]] = []
     deadline = time.perf_counter() + seconds
     while True:
@@ -156,15 +198,18 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats:
         if placed_at is None and len(first) == len(sent_at):
             placed_at, placed_matches = now, total
             deadline = now + seconds
-            rss_placed = rss_mb(pid)
+            memory.read("placed")
+        if placed_at is not None:
+            memory.tick(now - placed_at)
         order = [r["author"] for r in rows if r["matches"]]
         history.append((total, in_order(order, list(sent_at))))
         if report_every and now - reported >= report_every:
             reported = now
-            _report(now - (placed_at or now), total, rss_mb(pid), order)
+            _report(now - (placed_at or now), total, rss_mb(memory.serve.proc.pid), order)
         if placed_at is not None and now >= deadline:
             break
         time.sleep(0.25)
+    memory.read("end")
     played = history[-1][0] - (placed_matches or 0)
     elapsed = max(1e-9, time.perf_counter() - (placed_at or 0))
     settled = next(
@@ -178,7 +223,6 @@ def _watch(url: str, sent_at: dict[str, float], seconds: float, pid: int, seats:
         "settled_after_matches": settled,
         "final_order": [r["author"] for r in board(url)],
         "matches_per_hour_per_author": round(3600 * played * seats / len(sent_at) / elapsed),
-        "serve_rss_mb": {"placed": rss_placed, "end": rss_mb(pid)},
     }
 
 
@@ -196,13 +240,20 @@ def _report(seconds: float, matches: int, rss: float, order: list[str]) -> None:
               help="The reference levels, weakest first.")  # fmt: skip
 @click.option("--copies", default=1, show_default=True, help="Entrants of each level.")
 @click.option("--report-every", default=0.0, help="Seconds between progress lines (stderr).")
+@click.option(
+    "--warm-up",
+    default=600.0,
+    show_default=True,
+    help="Seconds after all are placed before memory growth is counted.",
+)
+@click.option("--trace", default=0, help="Run the arena under tracemalloc, this many frames deep.")
 def main(seconds: float, seats: int, threshold: int, deals: int, levels: str, copies: int,
-         report_every: float) -> None:  # fmt: skip
+         report_every: float, warm_up: float, trace: int) -> None:  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="leastscore-bench-arena-") as tmp:
         root = Path(tmp)
         folders = references(root, tuple(levels.split(",")), copies)
         played = tournament(folders, seats, threshold, deals)
-        ran = arena(root, folders, seats, threshold, seconds, report_every)
+        ran = arena(root, folders, seats, threshold, seconds, report_every, warm_up, trace)
     result = {
         "bench": "arena",
         "seats": seats,
@@ -214,6 +265,8 @@ def main(seconds: float, seats: int, threshold: int, deals: int, levels: str, co
         "arena": ran,
         "cpus": os.cpu_count(),
     }
+    for row in ran.get("grew_after_warm_up", []):
+        print(f"  {row['where']:<50} {row['kib']:>8} KiB ({row['growth_kib']:+} KiB)")
     print(json.dumps(result))
 
 

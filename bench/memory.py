@@ -19,23 +19,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
-import tempfile
 import tracemalloc
 from typing import Any
 
 import click
 from leastscore.server.config import ServerConfig
 
-from .load import Crowd, Load, rss_kib
-
-TOP = 12
+from .load import Crowd, Load
+from .traced import Traced, answer_snapshots, top, total_mb
 
 
 def _serve(hand_cache: int, frames: int, fuzzed: bool) -> None:
-    """The child: a server under tracemalloc; ``snap PATH`` on stdin dumps a snapshot."""
+    """The child: a server under tracemalloc, answering snapshots until stdin closes."""
     tracemalloc.start(frames)
     from leastscore.game.groups import set_hand_cache_size
     from leastscore.server.app import Server
@@ -52,104 +48,50 @@ def _serve(hand_cache: int, frames: int, fuzzed: bool) -> None:
         await server.start()
         print(f"listening on 127.0.0.1:{server.port}", flush=True)
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        while line := (await reader.readline()).decode().strip():
-            if line.startswith("snap "):
-                tracemalloc.take_snapshot().dump(line[5:])
-                print("done", flush=True)
+        done = asyncio.Event()
+        answer_snapshots(sys.stdin, sys.stdout, lambda: loop.call_soon_threadsafe(done.set))
+        await done.wait()
         await server.shutdown()
 
     asyncio.run(run())
 
 
-class Child:
-    def __init__(self, hand_cache: int, frames: int, fuzzed: bool = False) -> None:
-        argv = [sys.executable, "-m", "bench.memory", "--serve", "--frames", str(frames)]
-        argv += ["--hand-cache", str(hand_cache)] + (["--fuzz", "1"] if fuzzed else [])
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            raise RuntimeError(f"server did not start: {line!r}")
-        self.port = int(line.rsplit(":", 1)[1])
-        self.dir = tempfile.mkdtemp(prefix="leastscore-memory-")
-
-    async def snapshot(self, name: str) -> tuple[tracemalloc.Snapshot, float]:
-        """A snapshot of the server's heap, and its RSS in MB, taken now."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        path = os.path.join(self.dir, f"{name}.snap")
-        self.proc.stdin.write(f"snap {path}\n")
-        self.proc.stdin.flush()
-        done = await asyncio.to_thread(self.proc.stdout.readline)
-        assert done.strip() == "done", done
-        rss = rss_kib(self.proc.pid) / 1024
-        snap = tracemalloc.Snapshot.load(path)
-        os.unlink(path)
-        return snap, rss
-
-    def stop(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        os.rmdir(self.dir)
+def child(hand_cache: int, frames: int, fuzzed: bool = False) -> tuple[Traced, int]:
+    """The traced server, and its port."""
+    argv = [sys.executable, "-m", "bench.memory", "--serve", "--frames", str(frames)]
+    traced = Traced(argv + ["--hand-cache", str(hand_cache)] + (["--fuzz", "1"] if fuzzed else []))
+    line = traced.readline()
+    if "listening on" not in line:
+        raise RuntimeError(f"server did not start: {line!r}")
+    return traced, int(line.rsplit(":", 1)[1])
 
 
-def _top(after: tracemalloc.Snapshot, before: tracemalloc.Snapshot) -> list[dict[str, Any]]:
-    rows = []
-    for stat in after.compare_to(before, "lineno")[:TOP]:
-        frame = stat.traceback[0]
-        rows.append(
-            {
-                "where": f"{_short(frame.filename)}:{frame.lineno}",
-                "kib": round(stat.size / 1024),
-                "growth_kib": round(stat.size_diff / 1024),
-                "blocks": stat.count,
-            }
-        )
-    return rows
-
-
-def _short(path: str) -> str:
-    for marker in ("/site-packages/", "/lib/python3"):
-        if marker in path:
-            return path.split(marker, 1)[1]
-    parts = path.split(os.sep)
-    return os.sep.join(parts[-2:])
-
-
-def _total(snap: tracemalloc.Snapshot) -> float:
-    return sum(s.size for s in snap.statistics("filename")) / 2**20
-
-
-async def _measure(connections: int, seconds: float, warmup: float, child: Child) -> dict[str, Any]:
-    base, base_rss = await child.snapshot("base")
+async def _measure(
+    connections: int, seconds: float, warmup: float, child: Traced, port: int
+) -> dict[str, Any]:
+    base, base_rss = await asyncio.to_thread(child.snapshot, "base")
     load = Load()
-    crowd = Crowd(load, child.port, connections)
+    crowd = Crowd(load, port, connections)
     await crowd.seat()
     await asyncio.sleep(warmup)
-    warm, warm_rss = await child.snapshot("warm")
+    warm, warm_rss = await asyncio.to_thread(child.snapshot, "warm")
     moves_warm = load.moves
     load.counting = True
     await asyncio.sleep(seconds)
     load.counting = False
-    end, end_rss = await child.snapshot("end")
+    end, end_rss = await asyncio.to_thread(child.snapshot, "end")
     moves = load.moves - moves_warm
     crowd.leave()
     await asyncio.sleep(3.0)  # the server sees every leave and close
-    gone, gone_rss = await child.snapshot("gone")
+    gone, gone_rss = await asyncio.to_thread(child.snapshot, "gone")
     return {
         "moves": moves,
         "errors": load.errors,
         "traced_mb": {
-            "base": round(_total(base), 1),
-            "warm": round(_total(warm), 1),
-            "end": round(_total(end), 1),
-            "gone": round(_total(gone), 1),
+            "base": round(total_mb(base), 1),
+            "warm": round(total_mb(warm), 1),
+            "end": round(total_mb(end), 1),
+            "gone": round(total_mb(gone), 1),
         },
         "rss_mb": {
             "base": round(base_rss, 1),
@@ -157,28 +99,28 @@ async def _measure(connections: int, seconds: float, warmup: float, child: Child
             "end": round(end_rss, 1),
             "gone": round(gone_rss, 1),
         },
-        "bytes_per_move": round((_total(end) - _total(warm)) * 2**20 / max(1, moves)),
-        "grew_in_play": _top(end, warm),
-        "held_after_all_left": _top(gone, base),
+        "bytes_per_move": round((total_mb(end) - total_mb(warm)) * 2**20 / max(1, moves)),
+        "grew_in_play": top(end, warm),
+        "held_after_all_left": top(gone, base),
     }
 
 
-async def _measure_fuzz(frames: int, child: Child) -> dict[str, Any]:
+async def _measure_fuzz(frames: int, child: Traced, port: int) -> dict[str, Any]:
     from .fuzz import Plan, hostile_load
 
-    base, base_rss = await child.snapshot("base")
+    base, base_rss = await asyncio.to_thread(child.snapshot, "base")
     keep_going = asyncio.Event()
     keep_going.set()
     plan = Plan(frames, half_frames=1000)
-    fuzzer, _ = await hostile_load(child.port, plan, keep_going)
+    fuzzer, _ = await hostile_load(port, plan, keep_going)
     await asyncio.sleep(plan.settle)  # every seat let go, every match stopped, memory trimmed
-    gone, gone_rss = await child.snapshot("gone")
+    gone, gone_rss = await asyncio.to_thread(child.snapshot, "gone")
     return {
         "frames": fuzzer.tally.frames,
         "connections": fuzzer.tally.connections,
-        "traced_mb": {"base": round(_total(base), 1), "gone": round(_total(gone), 1)},
+        "traced_mb": {"base": round(total_mb(base), 1), "gone": round(total_mb(gone), 1)},
         "rss_mb": {"base": round(base_rss, 1), "gone": round(gone_rss, 1)},
-        "held_after_all_left": _top(gone, base),
+        "held_after_all_left": top(gone, base),
     }
 
 
@@ -207,15 +149,15 @@ def main(
     if serve:
         _serve(hand_cache, frames, fuzzed=fuzz > 0)
         return
-    child = Child(hand_cache, frames, fuzzed=fuzz > 0)
+    traced, port = child(hand_cache, frames, fuzzed=fuzz > 0)
     try:
         if fuzz:
-            result = asyncio.run(_measure_fuzz(fuzz, child))
+            result = asyncio.run(_measure_fuzz(fuzz, traced, port))
         else:
-            result = asyncio.run(_measure(connections, seconds, warmup, child))
+            result = asyncio.run(_measure(connections, seconds, warmup, traced, port))
     finally:
-        child.stop()
-    _print_top(result)
+        traced.stop()
+    _printtop(result)
     if fuzz:
         click.echo(f"{result['frames']:,} frames; RSS {result['rss_mb']}")
         click.echo(json.dumps({"bench": "memory", "fuzz": fuzz, **result}))
@@ -229,7 +171,7 @@ def main(
     click.echo(json.dumps(result))
 
 
-def _print_top(result: dict[str, Any]) -> None:
+def _printtop(result: dict[str, Any]) -> None:
     for title, key in (("grew during play", "grew_in_play"), ("held", "held_after_all_left")):
         if key not in result:
             continue
