@@ -1,4 +1,5 @@
 // @ts-check
+import { redraw } from "./redraw.js";
 // The arena's pages: the leaderboard stays live and takes an upload; an entrant's page
 // shows its author their own logs. Every answer goes in as text or as a parsed page's
 // nodes, never as markup written into this one.
@@ -6,7 +7,7 @@
 /** @param {string} id */
 const byId = (id) => document.getElementById(id);
 
-/** The leaderboard fetched again every 5 s, its nodes put in place of the old ones. */
+/** The leaderboard fetched again every 5 s, and the page's made to match it (``redraw``). */
 function keepBoardLive() {
   const board = byId("board");
   if (!board) return;
@@ -14,7 +15,7 @@ function keepBoardLive() {
     const fresh = await fetch("/board");
     if (!fresh.ok) return;
     const page = new DOMParser().parseFromString(await fresh.text(), "text/html");
-    board.replaceChildren(...page.body.childNodes);
+    redraw(board, page.body);
   }, 5000);
 }
 

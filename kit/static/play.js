@@ -1,6 +1,7 @@
 // @ts-check
 import { apply, applyTurn, drawBoard, fromState, newBoard } from "./board.js";
 import { add, card, coalesced, el } from "./cards.js";
+import { redraw } from "./redraw.js";
 import { _, _f, N_, heard } from "./words.js";
 import * as Wire from "./wire.js";
 // A seat at the table from the browser: protocol v1 over the WebSocket at /play
@@ -42,7 +43,6 @@ class Seat {
     this.chat = [];
     this.tries = 0;
     this.leaving = false;
-    this.kept = {};           // what is being typed in the text fields, by field
     this.drawSoon = coalesced(() => this.draw());
   }
 
@@ -239,43 +239,24 @@ class Seat {
 
   // -- drawing -----------------------------------------------------------------------------
 
-  /** The page again, from what this player knows. Messages come at any time, so
-   * what the player is doing lives through it: every field marked ``data-keep`` keeps
-   * its words, choice or tick, an open ``details`` stays open, and the focus and caret
-   * stay where they were. */
+  /** The page again, from what this player knows, put in place by ``redraw``: messages
+   * come at any time, and what the player is typing, choosing or reading lives through
+   * them (every field the player fills is marked ``data-keep``). */
   draw() {
-    const focused = /** @type {HTMLInputElement | null} */ (document.activeElement);
-    const active = focused && focused.dataset ? focused.dataset.keep : null;
-    // The whole selection, not only the caret: a field whose words are selected to be
-    // typed over stays selected, or a message arriving mid-typing would mix old and new.
-    const caret = active && typeof focused.selectionStart === "number"
-      ? [focused.selectionStart, focused.selectionEnd ?? focused.selectionStart] : null;
-    for (const field of this.into.querySelectorAll("[data-keep]")) {
-      const key = field.dataset.keep;
-      if (field.type === "checkbox") this.kept[key] = field.checked;
-      else if (field.tagName === "DETAILS") this.kept[key] = field.open;
-      else this.kept[key] = field.value;
-    }
-    this.into.replaceChildren();
-    if (this.said) add(this.into, el("p", "notice" + (this.refused ? " refused" : ""), this.said));
-    if (!this.table) this.drawLobby(); else this.drawTable();
-    for (const field of this.into.querySelectorAll("[data-keep]")) {
-      const value = this.kept[field.dataset.keep];
-      if (value === undefined) continue;
-      if (field.type === "checkbox") field.checked = value;
-      else if (field.tagName === "DETAILS") field.open = value;
-      else field.value = value;
-    }
-    const again = active ? this.into.querySelector(`[data-keep="${active}"]`) : null;
-    if (again) {
-      again.focus();
-      if (caret !== null && again.setSelectionRange) again.setSelectionRange(caret[0], caret[1]);
-    }
+    const page = el("div");
+    if (this.said) add(page, el("p", "notice" + (this.refused ? " refused" : ""), this.said));
+    if (!this.table) this.drawLobby(page); else this.drawTable(page);
+    redraw(this.into, page);
+  }
+
+  /** The field marked ``data-keep=key`` on the page (not in a drawing being made).
+   * @returns {any} */
+  field(key) {
+    return this.into.querySelector(`[data-keep="${key}"]`);
   }
 
   clearKept(key) {
-    this.kept[key] = "";
-    const field = this.into.querySelector(`[data-keep="${key}"]`);
+    const field = this.field(key);
     if (field) field.value = "";
   }
 
@@ -287,8 +268,8 @@ class Seat {
     return input;
   }
 
-  drawLobby() {
-    add(this.into, el("h1", null, _("Play")));
+  drawLobby(into) {
+    add(into, el("h1", null, _("Play")));
     const form = el("form", "create");
     const name = el("input"); name.name = "name"; name.dataset.keep = "table-name"; name.placeholder = _("Table name"); name.setAttribute("aria-label", _("Table name"));
     const seats = el("select"); seats.name = "seats"; seats.dataset.keep = "seats"; seats.setAttribute("aria-label", _("Seats"));
@@ -301,21 +282,22 @@ class Seat {
     const house = houseRules();
     add(form, name, seats, add(el("label"), el("span", null, _("Out above this score") + " "), threshold), password,
       house.box, create);
-    form.onsubmit = (e) => {
+    form.onsubmit = (e) => {  // what the page's fields say, not this drawing's
       e.preventDefault();
-      const rules = Object.assign({ threshold: Number(threshold.value) }, house.chosen());
-      const message = { type: "create", seats: Number(seats.value), rules };
-      if (name.value) message.name = name.value;
-      if (password.value) message.password = password.value;
+      const rules = Object.assign({ threshold: Number(this.field("threshold").value) }, house.chosen((k) => this.field(k)));
+      const message = { type: "create", seats: Number(this.field("seats").value), rules };
+      const tableName = this.field("table-name").value, secret = this.field("table-password").value;
+      if (tableName) message.name = tableName;
+      if (secret) message.password = secret;
       this.send(message);
     };
-    add(this.into, form);
+    add(into, form);
     const list = el("div", "tables");
     if (!this.tables.length) add(list, el("p", "muted", _("No tables yet: create one.")));
     for (const t of this.tables) list.appendChild(this.tableRow(t));
     const refresh = el("button", "refresh", _("Refresh"));
     refresh.onclick = () => this.send({ type: "tables" });
-    add(this.into, add(el("h2", null, _("Tables") + " "), refresh), list);
+    add(into, add(el("h2", null, _("Tables") + " "), refresh), list);
   }
 
   tableRow(t) {
@@ -328,7 +310,7 @@ class Seat {
     if (t.locked) { password.type = "password"; password.placeholder = _("Password"); password.setAttribute("aria-label", _("Password")); row.appendChild(password); }
     const join = (watch) => () => {
       const message = { type: "join", table: t.id, watch };
-      if (t.locked) message.password = password.value;
+      if (t.locked) message.password = this.field("join-password-" + t.id).value;
       this.send(message);
     };
     const sit = el("button", "sit", _("Sit")); sit.onclick = join(false); sit.disabled = t.playing || t.players.length >= t.seats;
@@ -336,32 +318,32 @@ class Seat {
     return add(row, sit, watch);
   }
 
-  drawTable() {
+  drawTable(into) {
     const t = this.table;
-    add(this.into, el("h1", null, t.name));
+    add(into, el("h1", null, t.name));
     const controls = el("div", "controls");
     if (!t.playing) {
       const level = el("select"); level.setAttribute("aria-label", _("Bot level")); level.dataset.keep = "bot-level";
       for (const l of LEVELS) { const o = el("option", null, l); o.value = l; level.appendChild(o); }
-      const addBot = el("button", "add-bot", _("Add a bot")); addBot.onclick = () => this.send({ type: "add_bot", level: level.value });
+      const addBot = el("button", "add-bot", _("Add a bot")); addBot.onclick = () => this.send({ type: "add_bot", level: this.field("bot-level").value });
       const start = el("button", "start", _("Start")); start.onclick = () => this.send({ type: "start" });
       add(controls, level, addBot, start);
     }
     const leave = el("button", "leave", _("Leave"));
     leave.onclick = () => { this.send({ type: "leave" }); this.table = null; this.you = null; this.board = newBoard(); };
-    add(this.into, add(controls, leave));
+    add(into, add(controls, leave));
     if (!t.playing) {  // who sits, as bots are added and people come
       const seated = el("p", "muted seated", _f("Seated: {players} ({seated}/{seats})", { players: t.players.map((p) => p.name).join(", "), seated: t.players.length, seats: t.seats }));
       seated.dataset.seated = t.players.length;
-      add(this.into, seated);
+      add(into, seated);
     }
-    if (this.board.round > 0 || this.board.standings) drawBoard(this.board, this.into, true);  // a match, or the last one
+    if (this.board.round > 0 || this.board.standings) drawBoard(this.board, into, true);  // a match, or the last one
     if (this.you !== null && this.hand.length) {  // the hand right under the board, above the log
-      const board = this.into.querySelector("#board");
+      const board = into.querySelector("#board");
       const hand = this.drawHand();
-      if (board) board.after(hand); else this.into.appendChild(hand);
+      if (board) board.after(hand); else into.appendChild(hand);
     }
-    this.drawChat();
+    this.drawChat(into);
   }
 
   drawHand() {
@@ -404,12 +386,12 @@ class Seat {
     const text = this.keptInput("move", _("Type a move, like 7H 7D deck"));
     text.placeholder = _("or type it: 7H 7D deck");
     text.autocomplete = "off"; text.autocapitalize = "off"; text.spellcheck = false;
-    typed.onsubmit = (e) => { e.preventDefault(); this.typed(text.value); };
+    typed.onsubmit = (e) => { e.preventDefault(); this.typed(this.field("move").value); };
     add(typed, text, el("button", null, _("Play")));
     return add(el("div"), line, this.hinted ? el("p", "hinted", this.hinted) : null, add(buttons, deck, declare, hint), typed);
   }
 
-  drawChat() {
+  drawChat(into) {
     const box = el("section", "chat");
     const lines = el("ul", "chat-lines");
     for (const line of this.chat.slice(-20)) lines.appendChild(el("li", null, line));
@@ -417,10 +399,11 @@ class Seat {
     const text = this.keptInput("chat", _("Say something")); text.maxLength = 500;
     form.onsubmit = (e) => {
       e.preventDefault();
-      if (text.value.trim()) this.send({ type: "chat", text: text.value.trim() });
-      text.value = "";
+      const said = this.field("chat").value.trim();
+      if (said) this.send({ type: "chat", text: said });
+      this.clearKept("chat");
     };
-    add(this.into, add(box, lines, add(form, text, el("button", null, _("Say")))));
+    add(into, add(box, lines, add(form, text, el("button", null, _("Say")))));
   }
 }
 
@@ -455,12 +438,14 @@ function houseRules() {
     input.dataset.keep = "rule-" + key;
     if (kind === "check") input.type = "checkbox";
     else input.placeholder = String(kind);
-    fields[key] = [input, kind];
+    fields[key] = kind;
     add(box, add(el("label", "rule"), input, el("span", null, " " + _(label))));
   }
-  const chosen = () => {
+  /** The rules the page's fields say (``field``: the page's field of a key). */
+  const chosen = (field) => {
     const rules = {};
-    for (const [key, [input, kind]] of Object.entries(fields)) {
+    for (const [key, kind] of Object.entries(fields)) {
+      const input = field("rule-" + key);
       if (kind === "check") { if (input.checked) rules[key] = true; }
       else if (input.value !== "") rules[key] = Number(input.value);
     }

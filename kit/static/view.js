@@ -1,6 +1,7 @@
 // @ts-check
 import { newBoard, fromState, apply, applyTurn, timeLeft, drawBoard } from "./board.js";
 import { add, coalesced, el } from "./cards.js";
+import { redraw } from "./redraw.js";
 import { currentSeat, showPlay } from "./play.js";
 import { _, _f, chosenLanguage, languageChooser, loadWords } from "./words.js";
 
@@ -62,8 +63,8 @@ function showTable(id) {
   const body = el("div");
   add(main, title, body);
   let board = newBoard();
-  const redraw = () => { body.replaceChildren(); drawBoard(board, body, true); };
-  const redrawSoon = coalesced(redraw);
+  const draw = () => { const drawn = el("div"); drawBoard(board, drawn, true); redraw(body, drawn); };
+  const redrawSoon = coalesced(draw);
   socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/table/" + encodeURIComponent(id));
   socket.onmessage = (message) => {
     const item = JSON.parse(message.data);
@@ -78,7 +79,7 @@ function showTable(id) {
     const t = main.querySelector(".time-left");
     if (t) t.textContent = timeLeft(board);
   }, 500);
-  redraw();
+  draw();
 }
 
 async function showHistory() {
@@ -122,8 +123,9 @@ async function showReplay(id) {
     n = Math.max(0, Math.min(steps.length, n));
     if (n < at) { board = newBoard(); at = 0; }  // back: fold again from the start
     for (; at < n; at++) apply(board, steps[at].event);  // forward: only the new steps
-    body.replaceChildren();
-    drawBoard(board, body, false);
+    const drawn = el("div");
+    drawBoard(board, drawn, false);
+    redraw(body, drawn);
     counter.textContent = _f("Step {at} of {steps}", { at, steps: steps.length });
     counter.dataset.step = at;
   };

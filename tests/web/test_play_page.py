@@ -176,11 +176,13 @@ async def test_a_field_selected_to_be_typed_over_stays_selected_when_a_message_r
     field = page.get_by_label("Out above this score")
     await field.wait_for()
     await page.evaluate(  # in one step, as a redraw may come at any time
-        """() => { const f = document.querySelector('[data-keep=threshold]');
-        f.focus(); f.select(); f.before_redraw = 1;
+        """() => { const f = window.kept = document.querySelector('[data-keep=threshold]');
+        f.focus(); f.select(); f.setAttribute('data-before-redraw', '');
         document.querySelector('button.refresh').onclick(); }"""  # the focus stays
     )
-    await page.wait_for_function("!document.querySelector('[data-keep=threshold]').before_redraw")
+    # a redraw makes each element what the drawing says: the mark is gone, the field kept
+    await page.wait_for_function("!window.kept.hasAttribute('data-before-redraw')")
+    assert await page.evaluate("window.kept === document.querySelector('[data-keep=threshold]')")
     await page.keyboard.type("40")
     assert await field.input_value() == "40"
 
