@@ -26,7 +26,12 @@ so the comparison is sharper than the averages alone.
   this seat's against everyone's, so a false declaration that knocks this seat
   out, or a true one that knocks others out, weighs what it is worth.
   Counter's caution stays the floor: sampling alone, declaring at any odds,
-  won more against counter but lost to it against greedy players.
+  won more against counter but lost to it against greedy players. So the floor
+  depends on who is at the table: once an opponent still in the match has been
+  seen declaring above the total that everyone is first assumed to declare at
+  (counter does, on its estimates; greedy never goes above 5), a round may end
+  early at any turn, and sampling alone may declare (``bold_floor``); until then,
+  and against players who only declare low, ``declare_floor`` holds.
 
 Shallow on purpose: one play-out per guess and candidate, no search inside a
 guess (searching a world whose hidden cards are known teaches a player to
@@ -90,6 +95,7 @@ class ExpertBot(CounterBot):
         style: CounterStyle | None = None,
         play_margin: float = 0.75,
         declare_floor: float = 0.9,
+        bold_floor: float = 0.0,
         rollout_hold: float = 0.92,
         opponent_need: float | None = 0.9,
         equity_spread: float = 30.0,
@@ -100,7 +106,8 @@ class ExpertBot(CounterBot):
         ``play_margin``: how close (points) a play must be to counter's favourite to be
         sampled. ``declare_floor``: the least chance of holding at which sampling may
         declare where counter would play on (sampling below it declared too often
-        against players who wait for low totals).
+        against players who wait for low totals). ``bold_floor``: the floor once an
+        opponent in the match has been seen declaring above the usual total.
         ``rollout_hold``: the chance of holding at which this seat declares in play-outs.
         ``opponent_need``: the same for another seat that declares on estimates
         (None: the others only declare at their usual totals). ``equity_spread``: points
@@ -113,6 +120,7 @@ class ExpertBot(CounterBot):
         self.time_budget = time_budget
         self.play_margin = play_margin
         self.declare_floor = declare_floor
+        self.bold_floor = bold_floor
         self.rollout_hold = rollout_hold
         self.opponent_need = opponent_need
         self.equity_spread = equity_spread
@@ -135,11 +143,17 @@ class ExpertBot(CounterBot):
             if self.should_declare(table, best.total):
                 return Declare()
             hold, _ = self.declare_odds(table, view.hand_total)
-            if hold >= self.declare_floor and self.declare_wins(
-                guesses or self.guesses(table), best
-            ):
+            if hold >= self.floor(view) and self.declare_wins(guesses or self.guesses(table), best):
                 return Declare()
         return best.play()
+
+    def floor(self, view: BotView) -> float:
+        """The least chance of holding at which sampling may declare: ``bold_floor`` once
+        an opponent still in the match has declared above the usual total."""
+        usual = self.habits.prior_at
+        others = (s for s, active in enumerate(view.active) if active and s != view.seat)
+        bold = any(self.habits.highest(s) > usual for s in others)
+        return min(self.bold_floor, self.declare_floor) if bold else self.declare_floor
 
     # -- guessing -------------------------------------------------------------
 

@@ -213,3 +213,22 @@ def test_the_ladder_deals_each_round_alike_in_every_rotation_even_after_a_reshuf
 def _round_one(log: list[Event]) -> list[Event]:
     second = [i for i, e in enumerate(log) if isinstance(e, RoundStarted)][1]
     return log[:second]
+
+
+def test_sampling_declares_at_any_odds_only_once_an_opponent_declared_high():
+    """Against players who only declare low (greedy: 5 or less, the total everyone is
+    first assumed to declare at) the cautious floor holds; once one of them is seen
+    declaring above it (counter does, on its estimates), sampling alone may declare."""
+    view = rigged_match(SEEN_THE_SAME[0][0], "4D", deck=SEEN_THE_SAME[0][1]).view(1)
+    bot = ExpertBot(3)
+    assert bot.floor(view) == bot.declare_floor == 0.9
+    bot.habits.saw(2, 5)
+    bot.habits.saw(0, 3)
+    assert bot.floor(view) == 0.9
+    bot.habits.saw(1, 9)  # its own declarations say nothing of the others
+    assert bot.floor(view) == 0.9
+    bot.habits.saw(2, 8)
+    assert bot.floor(view) == bot.bold_floor == 0.0
+    timid = ExpertBot(3, declare_floor=0.5, bold_floor=0.7)
+    timid.habits.saw(2, 8)
+    assert timid.floor(view) == 0.5  # bold never means more cautious
