@@ -42,6 +42,10 @@ def _ready(folder: Path) -> Book:
     return Book.open(folder / "arena.sqlite")
 
 
+ARENA_HAND_CACHE = 1024
+"""Hands the arena process keeps worked out (about 1 MB per rules variant)."""
+
+
 @click.group()
 def arena() -> None:
     """A standing competition that authors submit bots to (see ARENA.md)."""
@@ -111,10 +115,13 @@ def serve(folder: Path, host: str, port: int, cluster: str | None, sandbox: str 
     folder = folder.absolute()
     _ready(folder).close()
     config = _sealed(load(folder), sandbox)
-    # a process that runs for weeks keeps the engine's hand cache as small as a server's
-    from leastscore.game.groups import LONG_RUN_HAND_CACHE, set_hand_cache_size
+    # a process that runs for weeks keeps the engine's hand cache small: the referee sees
+    # a hand a few times within one match and rarely again, so a bound a match's hands
+    # fill is as fast as a larger one and is reached within minutes, where the server's
+    # (4096) was still filling after an hour and looked like a leak (bench.arena --trace)
+    from leastscore.game.groups import set_hand_cache_size
 
-    set_hand_cache_size(LONG_RUN_HAND_CACHE)
+    set_hand_cache_size(ARENA_HAND_CACHE)
     # the bots' commands and builds find this installation's leastscore on the PATH
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     from leastscore.seats.loop import run
