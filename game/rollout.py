@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from .cards import VALUE
-from .groups import _legal_groups
+from .cards import VALUE, cards_of
+from .groups import _legal_groups, group_cards
 from .moves import CannotDeclare, IllegalMove, NotYourTurn
 from .rules import Rules
 from .scoring import declaration_holds, settle
@@ -76,6 +76,8 @@ class Round:
     """One round's full state, played move by move by the rules of ``Match``."""
 
     __slots__ = (
+        "_after",
+        "_legal",
         "dead",
         "deck",
         "hands",
@@ -118,6 +120,10 @@ class Round:
         """Moves played this round."""
         self.shuffle = shuffle
         """Shuffles the dead pile when the deck runs out (shared by copies)."""
+        self._after = {s: next_seat(self.seats, s) for s in self.seats}
+        """Who moves after each seat (shared by copies)."""
+        self._legal = _legal_groups(rules.runs_same_suit)
+        """Every legal group of the pack (the engine's table, shared)."""
 
     def copy(self) -> Round:
         """An independent copy: the lists a move changes are copied, the rest shared."""
@@ -132,6 +138,8 @@ class Round:
         other.to_move = self.to_move
         other.turn = self.turn
         other.shuffle = self.shuffle
+        other._after = self._after
+        other._legal = self._legal
         return other
 
     def total(self, seat: int) -> int:
@@ -150,7 +158,7 @@ class Round:
 
     def can_declare(self, seat: int, total: int | None = None) -> bool:
         """Whether ``seat`` may declare now (``total``: its hand's, if known)."""
-        if seat != self.to_move or not self.turns[seat] or self.void:
+        if seat != self.to_move or not self.turns[seat] or self.turn >= self.rules.max_turns:
             return False
         limit = self.rules.declare_limit
         return limit is None or (self.total(seat) if total is None else total) <= limit
@@ -161,10 +169,10 @@ class Round:
 
         Returns the open card taken, or ``DRAW``. Refuses what ``Match`` refuses
         (``IllegalMove``), changing nothing."""
-        if seat != self.to_move or self.void:
+        if seat != self.to_move or self.turn >= self.rules.max_turns:
             raise NotYourTurn(f"it is seat {self.to_move}'s turn, not seat {seat}'s")
         hand = self.hands[seat]
-        if group & hand != group or group not in _legal_groups(self.rules.runs_same_suit):
+        if group & hand != group or group not in self._legal:
             raise IllegalMove("not a legal discard from this hand")
         open_mask = self.open
         if take < 0:
@@ -177,21 +185,17 @@ class Round:
                 order.reverse()
                 self.deck = order
             card = self.deck.pop()
-            rest = open_mask
+            self.dead.extend(group_cards(open_mask))
         else:
             if not open_mask >> take & 1:
                 raise IllegalMove("not an open card")
             card = take
-            rest = open_mask ^ 1 << take
-        while rest:
-            low = rest & -rest
-            self.dead.append(low.bit_length() - 1)
-            rest ^= low
+            self.dead.extend(cards_of(open_mask ^ 1 << take))
         self.hands[seat] = (hand ^ group) | 1 << card
         self.open = group
         self.turns[seat] += 1
         self.turn += 1
-        self.to_move = next_seat(self.seats, seat)
+        self.to_move = self._after[seat]
         return take if take >= 0 else DRAW
 
     def declare(self, seat: int) -> Settled:
