@@ -247,14 +247,16 @@ def play_out(deal: Round, declarers: list[Declarer], turn_limit: int = 80) -> Ou
     while deal.turn < stop and not deal.void:
         seat = deal.to_move
         group, total, kept = plan(deal.hands[seat], same_suit)
-        if deal.can_declare(seat, total):
-            rule = declarers[seat]
-            if total <= rule.at or (
-                total <= rule.upto
-                and rule.watcher is not None
-                and rule.watcher.hold(total) >= rule.need
-            ):
-                return deal.declare(seat)
+        rule = declarers[seat]
+        if (  # the engine's say (may it declare?) only for a total the player would declare
+            total <= max(rule.at, rule.upto)
+            and deal.can_declare(seat, total)
+            and (
+                total <= rule.at
+                or (rule.watcher is not None and rule.watcher.hold(total) >= rule.need)
+            )
+        ):
+            return deal.declare(seat)
         take = deal.play(seat, group, cheap_take(deal.open, kept, deal.can_draw))
         for watcher in watchers:
             watcher.saw(seat, group, take)
