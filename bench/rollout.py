@@ -11,7 +11,8 @@ measured in the same run: a fixed pure-Python loop over card masks, so runs on
 machines of different speed compare. ``--before REV`` also times the play-out
 of ``bots/ladder/rollout.py`` as it was at git revision REV (the engine of its
 own, before ``game.rollout``: its ``Deal`` and ``play_out(deal, rules, active,
-declarers, rng)``), on the same deals, passes alternating. Last line: one JSON
+declarers, rng)``), on the same deals, passes alternating which goes first.
+Last line: one JSON
 object.
 """
 
@@ -152,9 +153,10 @@ def main(count: int, samples: int, passes: int, before: str | None) -> None:
         players["before"] = player_before(load_before(before))
     best = {name: float("inf") for name in players}
     floor = float("inf")
-    for _ in range(passes):
+    for k in range(passes):
         floor = min(floor, floor_us())
-        for name, play in players.items():
+        turns = list(players.items())
+        for name, play in turns if k % 2 == 0 else turns[::-1]:  # neither always goes first
             best[name] = min(best[name], time_pass(cases, play))
     out: dict[str, object] = {
         "bench": "rollout",
