@@ -84,7 +84,9 @@ def test_a_round_plays_move_for_move_as_the_match(
     match = _midround(seats, rules, seed, moves)
     if match.round > 1 or match.over:
         return
-    r = match.round_state()  # shares the match's seeded shuffler: same reshuffles
+    twin = random.Random()  # a shuffler in the state of the match's: the same reshuffles
+    twin.setstate(match._shuffle.__self__.getstate())  # type: ignore[attr-defined]
+    r = match.round_state(twin.shuffle)
     rng = random.Random(seed)
     while True:
         seat = match.to_move
