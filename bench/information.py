@@ -36,9 +36,10 @@ import click
 from leastscore.bots import Bot
 from leastscore.bots.ladder.counter import DECK, CounterBot, Option, TurnEstimate
 from leastscore.bots.ladder.expert import ExpertBot, GuessSetup
-from leastscore.bots.ladder.rollout import Deal, Outcome
+from leastscore.bots.ladder.rollout import Outcome
 from leastscore.bots.view import BotView
 from leastscore.game import Declare, Declared, Match, Move, RoundVoid, Rules
+from leastscore.game.rollout import Round
 from leastscore.game.scoring import declaration_holds
 from leastscore.seats.loop import loop_factory
 from leastscore.tournament.pure.deals import DuplicateDeck
@@ -97,7 +98,7 @@ class Searcher(ExpertBot):
         chosen = candidates[max(range(len(candidates)), key=lambda k: worth[k])]
         return Declare() if chosen is DECLARE else chosen.play()
 
-    def deals(self, g: GuessSetup) -> Iterator[Deal]:
+    def deals(self, g: GuessSetup) -> Iterator[Round]:
         """Expert's guesses (fair), or the hidden cards read off the match: the hands
         with the deck shuffled anew for each guess, or everything in one."""
         if self.sight == "fair" or self.match is None:
@@ -108,9 +109,20 @@ class Searcher(ExpertBot):
             if self.sight == "hands":
                 self.rng.shuffle(deck)
             hands, dead = list(self.match.hands), list(self.match.dead)
-            yield Deal(hands, deck, dead, g.open_mask, list(g.turns), g.me, g.table.view.turn)
+            yield Round(
+                self.match.rules,
+                g.active,
+                hands,
+                deck,
+                dead,
+                g.open_mask,
+                list(g.turns),
+                g.me,
+                g.table.view.turn,
+                self.rng.shuffle,
+            )
 
-    def play_out(self, view: BotView, deal: Deal, first: Option) -> Outcome | None:
+    def play_out(self, view: BotView, deal: Round, first: Option) -> Outcome | None:
         """``first`` made in the guessed deal, then the round to its end by counter at
         every seat; None when it is void or runs past 60 moves."""
         match = guessed_match(view, deal, self.rng)
@@ -128,7 +140,7 @@ class Searcher(ExpertBot):
         return None
 
 
-def guessed_match(view: BotView, deal: Deal, rng: random.Random) -> Match:
+def guessed_match(view: BotView, deal: Round, rng: random.Random) -> Match:
     """The engine's match as it would stand if ``deal`` were the truth: the scores,
     round, open cards and public plays of ``view``, and the guessed hands, deck and
     dead pile."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .cards import BIT, BY_NAME, CARDS, NAMES, VALUE, Card
 from .events import (
@@ -26,12 +26,10 @@ from .events import (
 )
 from .groups import DISCARD_MASK, HandInfo, explain_discard, group_cards, group_names, hand_info
 from .moves import CannotDeclare, Declare, IllegalMove, MatchOver, Move, NotYourTurn, Play
+from .rollout import Round, Shuffler, settle_round
 from .rules import HAND_SIZE, MAX_SEATS, MIN_SEATS, STANDARD, Rules
-from .scoring import Standing, declaration_holds, place, settle
+from .scoring import Standing, place
 from .view import View
-
-Shuffler = Callable[[list[int]], None]
-"""Shuffles a list of card indices in place."""
 
 
 def secure_shuffle(cards: list[int]) -> None:
@@ -294,8 +292,8 @@ class Match:
         n = len(self.names)
         playing = [s for s in range(n) if self.active[s]]
         totals = [hand_info(self.hands[s], self._same_suit).total for s in playing]
-        me = playing.index(seat)
-        scored = settle(totals, me, self.rules)
+        settled = settle_round(self.hands, playing, seat, self.rules)
+        scored = [settled.scores[s] for s in playing]
         round_scores: list[int | None] = [None] * n
         all_totals: list[int | None] = [None] * n
         for s, t, r in zip(playing, totals, scored, strict=True):
@@ -309,7 +307,7 @@ class Match:
         events: list[Event] = [
             Declared(
                 seat=seat,
-                holds=declaration_holds(totals, me, self.rules),
+                holds=settled.holds,
                 hands=tuple(
                     tuple(NAMES[c] for c in hand_info(self.hands[s], self._same_suit).cards)
                     if all_totals[s] is not None
@@ -420,6 +418,25 @@ class Match:
             self.history,
             self.over,
             self.turned_up,
+        )
+
+    def round_state(self, shuffle: Shuffler | None = None) -> Round:
+        """This round's full state, hidden cards and all, as a ``game.rollout.Round``
+        that plays on by the same rules (for the engine's tests and tools: a player
+        builds its ``Round`` from its own guesses, never from the live match).
+        ``shuffle`` defaults to the match's shuffler, so both reshuffle alike."""
+        seats = [s for s in range(len(self.names)) if self.active[s]]
+        return Round(
+            self.rules,
+            seats,
+            list(self.hands),
+            list(self.deck),
+            list(self.dead),
+            sum(1 << c for c in self.open),
+            list(self.turns_taken),
+            self.to_move,
+            self.turn,
+            self._shuffle if shuffle is None else shuffle,
         )
 
     def auto_move(self, seat: int) -> Play:

@@ -295,3 +295,33 @@ def test_the_pure_rooms_import_nothing_that_touches_the_machine(place: str) -> N
         if any(name == bad or name.startswith(bad + ".") for bad in IMPURE)
     ]
     assert not wrong, "\n".join(wrong)
+
+
+LIVE_MATCH = {"Match", "round_state"}
+"""What reaches a live match's state: the engine's ``Match`` and the full ``Round``
+it gives of itself, hidden cards and all."""
+
+
+def test_the_ladder_never_touches_a_live_match() -> None:
+    """A level decides from its ``BotView`` and the events it heard; a play-out runs
+    the engine's ``game.rollout.Round`` on a deal of the bot's own guesses. So no
+    ladder module imports ``Match`` (or ``game.match``), the seats or the protocol,
+    or names ``Match`` or ``round_state`` at all."""
+    wrong = []
+    for path in sorted((ROOT / "bots" / "ladder").rglob("*.py")):
+        where = path.relative_to(ROOT)
+        for line, name in imports(path, package_of("bots", path)):
+            if name == "leastscore.game.match" or part_of(name) in {"seats", "protocol"}:
+                wrong.append(f"{where}:{line} imports {name}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.ImportFrom)
+                else [node.attr]
+                if isinstance(node, ast.Attribute)
+                else [node.id]
+                if isinstance(node, ast.Name)
+                else []
+            )
+            wrong += [f"{where}:{node.lineno} names {n}" for n in named if n in LIVE_MATCH]
+    assert not wrong, "\n".join(wrong)

@@ -47,18 +47,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from leastscore.game import Declare, Move, View
+from leastscore.game.rollout import Round
 
 from ..view import BotView
 from .counter import CounterBot, CounterStyle, Option, TurnEstimate
 from .inference import public_hands
 from .rollout import (
     WATCH_LIMIT,
-    Deal,
     Declarer,
     Outcome,
     Watcher,
-    apply_play,
-    declare,
     play_out,
     sample_deal,
 )
@@ -170,7 +168,7 @@ class ExpertBot(CounterBot):
         active = [s for s in range(n) if view.active[s]]
         return GuessSetup(table, table.knowledge.seat, active, turns, open_mask, deadline)
 
-    def deals(self, g: GuessSetup) -> Iterator[Deal]:
+    def deals(self, g: GuessSetup) -> Iterator[Round]:
         """``samples`` guessed deals, fewer if the time budget runs out."""
         table = g.table
         for i in range(self.samples):
@@ -186,6 +184,8 @@ class ExpertBot(CounterBot):
                 g.me,
                 table.view.turn,
                 g.turns,
+                rules=table.view.rules,
+                active=g.active,
             )
 
     # -- the play -------------------------------------------------------------
@@ -205,27 +205,25 @@ class ExpertBot(CounterBot):
                 world = deal.copy()
                 self.play(world, g, option)
                 players = [d.copy() for d in declarers]
-                outcome = play_out(world, view.rules, g.active, players, self.rng)
+                outcome = play_out(world, players)
                 worth[i] += self.equity(view, outcome, g.me)
         return options[max(range(len(options)), key=lambda i: worth[i])]
 
-    def play(self, world: Deal, g: GuessSetup, option: Option) -> None:
-        apply_play(world, g.me, option.group, option.take, self.rng)
-        world.to_move = g.active[(g.active.index(g.me) + 1) % len(g.active)]
+    def play(self, world: Round, g: GuessSetup, option: Option) -> None:
+        world.play(g.me, option.group, option.take)
 
     # -- declare or play on ---------------------------------------------------
 
     def declare_wins(self, g: GuessSetup, play: Option) -> bool:
         """Is declaring now worth more match equity, on average, than ``play`` and on?"""
         view = g.table.view
-        rules = view.rules
         declarers = self.declarers(g)
         now = later = 0.0
         for deal in self.deals(g):
-            now += self.equity(view, declare(deal, g.me, g.active, rules), g.me)
+            now += self.equity(view, deal.declare(g.me), g.me)
             world = deal.copy()
             self.play(world, g, play)
-            outcome = play_out(world, rules, g.active, [d.copy() for d in declarers], self.rng)
+            outcome = play_out(world, [d.copy() for d in declarers])
             later += self.equity(view, outcome, g.me)
         return now > later
 

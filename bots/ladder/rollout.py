@@ -3,9 +3,12 @@
 ``sample_deal`` fills in everything a seat cannot see (the others' hidden cards,
 the deck's order) consistently with what it saw: known cards stay where they
 are, hand sizes match, and hidden cards are drawn under the caps of
-``inference``. ``play_out`` then plays the round to its end with simple,
-fast players (shed the most points, take a cheap or fitting open card,
-declare at a set total) and returns every seat's round score.
+``inference``; the guess is a ``game.rollout.Round``, the engine's own full
+state of a round. ``play_out`` then plays the round to its end on that engine
+with simple, fast players (shed the most points, take a cheap or fitting open
+card, declare at a set total) and returns every seat's round score. How a round
+plays and ends (legal groups, draws and reshuffles, turn order, the settle) is
+the engine's alone: this module only decides the imagined players' moves.
 
 This is deliberately shallow: no search inside a sample, just one play-out,
 because searching deep in a world whose hidden cards are known makes a player
@@ -16,13 +19,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from leastscore.game import Rules
 from leastscore.game.cards import RANK, VALUE, cards_of
-from leastscore.game.scoring import declaration_holds, settle
+from leastscore.game.rollout import Round, Settled
+from leastscore.game.rules import STANDARD
 
 from ..knowledge import Knowledge
 from .greedy import fits
@@ -31,43 +34,8 @@ from .shedding import best_group
 
 MEAN_CARD = 85 / 13
 
-
-@dataclass
-class Deal:
-    """One full guess of the round's hidden state, as the engine would hold it."""
-
-    hands: list[int]
-    """Card masks by seat (0 for seats out of the match)."""
-    deck: list[int]
-    """The closed deck, next card last."""
-    dead: list[int]
-    open: int
-    """The open cards, as a mask."""
-    turns: list[int]
-    """Turns each seat has played this round."""
-    to_move: int
-    turn: int
-    """Moves played this round."""
-
-    def copy(self) -> Deal:
-        return Deal(
-            list(self.hands),
-            list(self.deck),
-            list(self.dead),
-            self.open,
-            list(self.turns),
-            self.to_move,
-            self.turn,
-        )
-
-    def total(self, seat: int) -> int:
-        t = 0
-        mask = self.hands[seat]
-        while mask:
-            low = mask & -mask
-            t += VALUE[low.bit_length() - 1]
-            mask ^= low
-        return t
+Outcome: TypeAlias = Settled
+"""How an imagined round ended: the engine's ``Settled``."""
 
 
 def sample_deal(
@@ -80,14 +48,20 @@ def sample_deal(
     to_move: int,
     turn: int,
     turns: list[int],
-) -> Deal:
+    *,
+    rules: Rules = STANDARD,
+    active: Sequence[int] | None = None,
+) -> Round:
     """Guess every hidden card: each opponent's hidden cards drawn one by one from the
     unseen cards, weighted by the cap of the slot; what is left is the deck (and any
     dead card this seat did not see), shuffled.
 
     A card's weight depends only on its value, so a draw picks a value (by its weight
     times the unseen cards of that value) and then one of those cards: the same odds
-    as weighing every card, at ten steps rather than one per unseen card."""
+    as weighing every card, at ten steps rather than one per unseen card.
+
+    ``active``: the seats dealt in (default: those with cards); the deal reshuffles
+    with ``rng`` when its deck runs out."""
     by_value: list[list[int]] = [[] for _ in range(11)]
     m = knowledge.unseen_mask
     while m:
@@ -112,7 +86,10 @@ def sample_deal(
     if missing > 0:
         dead.extend(unseen[:missing])
         del unseen[:missing]
-    return Deal(masks, unseen, dead, open_mask, list(turns), to_move, turn)
+    seats = [s for s, m in enumerate(masks) if m] if active is None else active
+    return Round(
+        rules, seats, masks, unseen, dead, open_mask, list(turns), to_move, turn, rng.shuffle
+    )
 
 
 def _draw(rng: random.Random, weight: Sequence[float], by_value: list[list[int]]) -> int:
@@ -187,40 +164,6 @@ def cheap_take(open_mask: int, kept_ranks: int, can_draw: bool) -> int:
     return -1
 
 
-def apply_play(deal: Deal, seat: int, group: int, take: int, rng: random.Random) -> int:
-    """``seat`` sheds ``group`` and takes ``take`` (-1: the deck's top), as the engine does.
-
-    Returns the open card taken, or -1 for a draw.
-    """
-    open_mask = deal.open
-    if take < 0 and not deal.deck:
-        if not deal.dead:  # nothing to draw: the engine would refuse; take an open card
-            take = (open_mask & -open_mask).bit_length() - 1
-        else:
-            rng.shuffle(deal.dead)
-            deal.deck, deal.dead = deal.dead, []
-    if take < 0:
-        card = deal.deck.pop()
-        deal.dead.extend(cards_of(open_mask))
-    else:
-        card = take
-        deal.dead.extend(cards_of(open_mask & ~(1 << take)))
-    deal.hands[seat] = (deal.hands[seat] ^ group) | 1 << card
-    deal.open = group
-    deal.turns[seat] += 1
-    deal.turn += 1
-    return take
-
-
-class Outcome(NamedTuple):
-    """How an imagined round ended."""
-
-    scores: list[int]
-    """Round scores by seat (0 for seats out of the match)."""
-    declarer: int
-    holds: bool
-
-
 class Watcher:
     """What the deciding seat believes during a play-out, updated as it would be at the table.
 
@@ -290,56 +233,35 @@ class Declarer(NamedTuple):
         return self if self.watcher is None else self._replace(watcher=self.watcher.copy())
 
 
-def play_out(
-    deal: Deal,
-    rules: Rules,
-    active: list[int],
-    declarers: list[Declarer],
-    rng: random.Random,
-    turn_limit: int = 80,
-) -> Outcome | None:
-    """Play on with cheap players, each declaring as its ``Declarer`` says; every
-    watcher sees every play.
+def play_out(deal: Round, declarers: list[Declarer], turn_limit: int = 80) -> Outcome | None:
+    """Play on in ``deal`` with cheap players, each declaring as its ``Declarer`` says;
+    every watcher sees every play. The engine's ``Round`` says what is legal, deals
+    the draws and settles the declaration.
 
     Plays to the round's end. None when the round runs past ``turn_limit`` moves
     (or the table's limit): void.
     """
-    same_suit = rules.runs_same_suit
-    limit = rules.declare_limit
-    n = len(deal.hands)
-    seats_in = [s for s in range(n) if s in active]
+    same_suit = deal.rules.runs_same_suit
     watchers = [d.watcher for d in declarers if d.watcher is not None]
-    stop = min(rules.max_turns, deal.turn + turn_limit)
-    while deal.turn < stop:
+    stop = deal.turn + turn_limit
+    while deal.turn < stop and not deal.void:
         seat = deal.to_move
         group, total, kept = plan(deal.hands[seat], same_suit)
-        if deal.turns[seat] and (limit is None or total <= limit):
-            rule = declarers[seat]
-            if total <= rule.at or (
-                total <= rule.upto
-                and rule.watcher is not None
-                and rule.watcher.hold(total) >= rule.need
-            ):
-                return declare(deal, seat, seats_in, rules)
-        take = cheap_take(deal.open, kept, bool(deal.deck or deal.dead))
-        take = apply_play(deal, seat, group, take, rng)
+        rule = declarers[seat]
+        if (  # the engine's say (may it declare?) only for a total the player would declare
+            total <= max(rule.at, rule.upto)
+            and deal.can_declare(seat, total)
+            and (
+                total <= rule.at
+                or (rule.watcher is not None and rule.watcher.hold(total) >= rule.need)
+            )
+        ):
+            return deal.declare(seat)
+        take = deal.play(seat, group, cheap_take(deal.open, kept, deal.can_draw))
         for watcher in watchers:
             watcher.saw(seat, group, take)
-        i = seats_in.index(seat) + 1
-        deal.to_move = seats_in[i % len(seats_in)]
     return None
 
 
 WATCH_LIMIT = 25
 """Above this total the watched seat does not even weigh declaring."""
-
-
-def declare(deal: Deal, seat: int, active: list[int], rules: Rules) -> Outcome:
-    """The round's end when ``seat`` declares."""
-    totals = [deal.total(s) for s in active]
-    me = active.index(seat)
-    scores = settle(totals, me, rules)
-    out = [0] * len(deal.hands)
-    for s, score in zip(active, scores, strict=True):
-        out[s] = score
-    return Outcome(out, seat, declaration_holds(totals, me, rules))

@@ -5,12 +5,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from leastscore.bots.knowledge import knowledge
+from leastscore.bots.knowledge import Knowledge, knowledge
 from leastscore.bots.ladder.inference import ValueModel, hidden_hands, value_counts
-from leastscore.bots.ladder.rollout import sample_deal
+from leastscore.bots.ladder.rollout import Declarer, play_out, sample_deal
 from leastscore.bots.view import DealMemory
-from leastscore.game import Match, Play, RoundStarted, Rules, parse_cards
+from leastscore.game import Match, Play, RoundStarted, Rules, View, parse_cards
 from leastscore.game.cards import FULL_DECK, mask_of
+from leastscore.game.rollout import Round, settle_round
+from leastscore.game.scoring import settle
 
 from ..game.helpers import rigged_match
 
@@ -43,8 +45,8 @@ def test_hidden_cards_are_capped_by_what_a_player_sheds():
     assert all(len(h.caps) == k.hidden[h.seat] for h in guesses.values())
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_sampled_deals_agree_with_everything_seen(seed):
+def _sampled(seed: int) -> tuple[View, Knowledge, Round] | None:
+    """Seat 0's view some way into a seeded match, and a deal sampled from it."""
     rng = random.Random(seed)
     m = Match(4, Rules(), seed)
     events = m.start()
@@ -60,7 +62,7 @@ def test_sampled_deals_agree_with_everything_seen(seed):
     for event in events:
         memory.on_event(event.seen_by(0))
     if m.over or not any(isinstance(e, RoundStarted) for e in m.log):
-        return
+        return None
     view = m.view(0)
     k = memory.view(view).knowledge
     guesses = hidden_hands(view, k)
@@ -69,6 +71,15 @@ def test_sampled_deals_agree_with_everything_seen(seed):
     deal = sample_deal(
         rng, view.hand_mask, k, guesses, model, mask_of(view.open), 0, view.turn, turns
     )
+    return view, k, deal
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sampled_deals_agree_with_everything_seen(seed):
+    sampled = _sampled(seed)
+    if sampled is None:
+        return
+    view, k, deal = sampled
     assert deal.hands[0] == view.hand_mask
     union = mask_of(deal.deck) | mask_of(deal.dead) | mask_of(view.open)
     for s in range(4):
@@ -78,3 +89,30 @@ def test_sampled_deals_agree_with_everything_seen(seed):
         union |= deal.hands[s]
     assert union == FULL_DECK
     assert len(deal.deck) == view.deck_size and len(deal.dead) == view.dead_size
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_play_out_ends_the_round_as_the_engine_scores_it(seed):
+    """From a sampled deal the cheap players play on the engine's ``Round`` to a legal
+    declaration, settled as ``game.scoring`` settles it, with no card lost."""
+    sampled = _sampled(seed)
+    if sampled is None:
+        return
+    view, _, deal = sampled
+    start = deal.turn
+    outcome = play_out(deal, [Declarer(8)] * 4, turn_limit=400)
+    if outcome is None:
+        assert deal.void or deal.turn - start >= 400
+        return
+    me = outcome.declarer
+    assert deal.to_move == me and deal.turns[me] > 0
+    totals = [deal.total(s) for s in deal.seats]
+    assert totals[deal.seats.index(me)] <= 8
+    scores = settle(totals, deal.seats.index(me), view.rules)
+    assert [outcome.scores[s] for s in deal.seats] == scores
+    assert outcome == settle_round(deal.hands, deal.seats, me, view.rules)
+    union = mask_of(deal.deck) | mask_of(deal.dead) | deal.open
+    for hand in deal.hands:
+        assert not union & hand
+        union |= hand
+    assert union == FULL_DECK

@@ -11,7 +11,6 @@ import random
 
 from click.testing import CliRunner
 from leastscore.bots import CounterBot
-from leastscore.bots.ladder.rollout import Deal
 from leastscore.bots.view import BotView
 from leastscore.game import Declared, Match, Play, Reshuffled, Rules
 
@@ -43,15 +42,7 @@ def test_a_match_rebuilt_from_a_view_and_the_true_cards_is_the_match() -> None:
         me = match.to_move
         view = match.view(me)
         assert isinstance(view, BotView)
-        truth = Deal(
-            list(match.hands),
-            list(match.deck),
-            list(match.dead),
-            sum(1 << c for c in match.open),
-            list(match.turns_taken),
-            me,
-            match.turn,
-        )
+        truth = match.round_state()
         rebuilt = guessed_match(view, truth, random.Random(0))
         for seat in range(4):
             assert rebuilt.view(seat) == match.view(seat)
