@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +70,15 @@ CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
 CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
 CREATE INDEX IF NOT EXISTS tables_in_play ON tables_played (id) WHERE state = 'playing';
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS ratings (
+    submission INTEGER NOT NULL REFERENCES submissions(id),
+    at REAL NOT NULL,             -- when the leaderboard was fitted (seconds since 1970)
+    rating REAL NOT NULL,
+    low REAL,                     -- its 95 % interval then (NULL: none yet)
+    high REAL,
+    matches INTEGER NOT NULL,
+    PRIMARY KEY (submission, at)
+) WITHOUT ROWID;
 """
 
 
@@ -79,6 +88,18 @@ FAULTS = ("timeouts", "illegal", "crashes")
 
 SUBMISSION = "id, author, version, state, submitted, log, run"
 """A submission's columns, in ``Submission``'s order."""
+
+
+HISTORY_EVERY = 60.0
+"""Seconds a version's rating history waits between two points: the leaderboard is
+fitted with intervals every few seconds, and a chart needs far fewer."""
+HISTORY_POINTS = 240
+"""The most points a version's history keeps: one more, and every second point but the
+first and the newest is dropped, so that a weeks-long contest keeps a version's whole
+life in a bounded history, its older stretches more thinly than its recent one."""
+RESULTS = ("all", "won", "lost")
+"""The results an entrant's matches are filtered by: ``won`` is placed first (a first
+place shared counts), ``lost`` any other place; an aborted match is only in ``all``."""
 
 
 def token_hash(token: str) -> str:
@@ -110,6 +131,46 @@ class PlayedMatch:
     faults: tuple[int, ...]
     """By seat: timeouts, illegal moves and crashes."""
     result: bytes
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A version's rating and its interval at one fit of the leaderboard."""
+
+    at: float
+    submission: int
+    version: int
+    rating: float
+    low: float | None
+    high: float | None
+    matches: int
+
+
+@dataclass(frozen=True)
+class EntrantMatch:
+    """One of an entrant's finished matches, as its page lists it: its place (None for
+    an aborted match), the seats, its faults there and who else sat at the table."""
+
+    match: int
+    table: int
+    place: int | None
+    of: int
+    faults: int
+    opponents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """An entrant against one opponent, over every match they played together: how
+    often it finished ahead, behind or level, and its mean score minus theirs (a
+    lower score is the better one; None when the results keep no scores)."""
+
+    opponent: str
+    matches: int
+    ahead: int
+    behind: int
+    tied: int
+    score_difference: float | None
 
 
 class Book:
@@ -370,6 +431,58 @@ class Book:
         """One finished match, or None."""
         found = self.played("m.id = ?", (id,))
         return found[0] if found else None
+
+    # -- ratings over time --------------------------------------------------------------
+
+    def note_ratings(
+        self,
+        at: float,
+        points: Sequence[tuple[int, float, float | None, float | None, int]],
+        every: float = HISTORY_EVERY,
+        keep: int = HISTORY_POINTS,
+    ) -> int:
+        """Each ``(submission, rating, low, high, matches)`` fitted at ``at`` added to its
+        version's history, unless its last point is less than ``every`` seconds old; a
+        history grown past ``keep`` points loses every second one (not its first nor its
+        newest). The points added."""
+        added = 0
+        with self.transaction():
+            for submission, rating, low, high, matches in points:
+                (last,) = self.db.execute(
+                    "SELECT MAX(at) FROM ratings WHERE submission = ?", (submission,)
+                ).fetchone()
+                if last is not None and at - last < every:
+                    continue
+                self.db.execute(
+                    "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+                    (submission, at, rating, low, high, matches),
+                )
+                added += 1
+                self._thin(submission, keep)
+        return added
+
+    def _thin(self, submission: int, keep: int) -> None:
+        (held,) = self.db.execute(
+            "SELECT COUNT(*) FROM ratings WHERE submission = ?", (submission,)
+        ).fetchone()
+        if held <= keep:
+            return
+        self.db.execute(
+            "DELETE FROM ratings WHERE submission = ? AND at IN (SELECT at FROM (SELECT at, "
+            "ROW_NUMBER() OVER (ORDER BY at) AS k FROM ratings WHERE submission = ?) "
+            "WHERE k % 2 = 0 AND k < ?)",
+            (submission, submission, held),
+        )
+
+    def rating_history(self, author: str) -> list[RatingPoint]:
+        """Every point of every version of ``author``'s, oldest first."""
+        rows = self.db.execute(
+            "SELECT r.at, r.submission, s.version, r.rating, r.low, r.high, r.matches "
+            "FROM submissions s JOIN ratings r ON r.submission = s.id WHERE s.author = ? "
+            "ORDER BY r.at, s.version",
+            (author,),
+        )
+        return [RatingPoint(*row) for row in rows]
 
     # -- settings ---------------------------------------------------------------------
 

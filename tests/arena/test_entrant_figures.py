@@ -1,0 +1,87 @@
+"""What an entrant's page is made of, read from a hand-built book: the history of each
+version's rating (and its bound), its matches filtered by opponent and result, and its
+head-to-head record against each opponent met."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+from leastscore.arena.book import Book
+from leastscore.arena.config import ArenaConfig
+from leastscore.arena.service import Arena
+
+
+def playing(tmp_path: Path, *names: str) -> Book:
+    """A book in which each of ``names`` has one accepted version (ids 1, 2, ...)."""
+    book = Book.open(tmp_path / "a.sqlite")
+    for name in names:
+        book.invite(name)
+        book.judged(book.submit(name).id, True, "ok", "./bot")
+    return book
+
+
+def test_a_version_s_history_keeps_one_point_a_period(tmp_path: Path) -> None:
+    book = playing(tmp_path, "ann", "bo")
+    assert book.note_ratings(1000.0, [(1, 10.0, 5.0, 15.0, 4), (2, -10.0, -15.0, -5.0, 4)]) == 2
+    assert book.note_ratings(1030.0, [(1, 11.0, 6.0, 16.0, 8)], every=60) == 0  # too soon
+    assert book.note_ratings(1060.0, [(1, 12.0, 8.0, 16.0, 12)], every=60) == 1
+    history = book.rating_history("ann")
+    assert [(p.at, p.version, p.rating, p.low, p.high, p.matches) for p in history] == [
+        (1000.0, 1, 10.0, 5.0, 15.0, 4),
+        (1060.0, 1, 12.0, 8.0, 16.0, 12),
+    ]
+    assert [p.rating for p in book.rating_history("bo")] == [-10.0]
+    assert book.rating_history("nobody") == []
+
+
+def test_a_history_past_its_bound_is_thinned_keeping_its_ends(tmp_path: Path) -> None:
+    """A weeks-long contest: a version's history never holds more than ``keep`` points,
+    and still reaches from its first fit to its newest."""
+    book = playing(tmp_path, "ann")
+    for minute in range(1000):
+        book.note_ratings(60.0 * minute, [(1, float(minute), None, None, minute + 1)], keep=50)
+        assert len(book.rating_history("ann")) <= 50
+    at = [p.at for p in book.rating_history("ann")]
+    assert at[0] == 0.0 and at[-1] == 60.0 * 999
+    assert at == sorted(at) and len(at) > 25
+
+
+def test_a_second_version_has_a_history_of_its_own(tmp_path: Path) -> None:
+    book = playing(tmp_path, "ann")
+    book.note_ratings(0.0, [(1, 1.0, 0.0, 2.0, 3)])
+    book.judged(book.submit("ann").id, True, "ok", "./bot")
+    book.note_ratings(10.0, [(2, 5.0, 4.0, 6.0, 3)])  # v2's first: v1's clock is not its
+    assert [(p.version, p.rating) for p in book.rating_history("ann")] == [(1, 1.0), (2, 5.0)]
+
+
+def seat(place: int, bot: str, score: int = 0, timeouts: int = 0) -> dict[str, object]:
+    return {"place": place, "bot": bot, "score": score, "timeouts": timeouts}
+
+
+def table(book: Book, seated: list[tuple[int, str]], matches: list[list[dict[str, object]]]) -> int:
+    """A finished table of ``seated`` (submission, author), one match for each list of
+    seats (in seat order, seated as given), as the arena writes one."""
+    ids = [s for s, _ in seated]
+    table_id = book.begin_table(0, ids)
+    stderr = {author: ("stderr", 0, 0) for _, author in seated}
+    played = [(tuple(ids), msgspec.json.encode({"fixture": 0, "seats": m})) for m in matches]
+    book.end_table(table_id, played, stderr)
+    return table_id
+
+
+def test_the_arena_notes_each_bootstrap_in_the_history(tmp_path: Path) -> None:
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    for name in ("ann", "bo"):
+        arena.book.invite(name)
+        arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
+    for first in ("ann", "ann", "bo", "ann"):
+        places = [seat(1, "ann"), seat(2, "bo")] if first == "ann" else [seat(2, "ann"),
+                                                                         seat(1, "bo")]  # fmt: skip
+        table(arena.book, [(1, "ann"), (2, "bo")], [places])
+    rows = {r.author: r for r in arena.board()}  # the first board bootstraps
+    (point,) = arena.book.rating_history("ann")
+    assert (point.rating, point.low, point.high) == (rows["ann"].rating, rows["ann"].low,
+                                                     rows["ann"].high)  # fmt: skip
+    assert point.low is not None and point.low <= point.rating <= (point.high or 0)
+    assert point.matches == 4
