@@ -432,6 +432,75 @@ class Book:
         found = self.played("m.id = ?", (id,))
         return found[0] if found else None
 
+    # -- an entrant's matches -----------------------------------------------------------
+
+    def matches_of(
+        self, author: str, opponent: str | None = None, result: str = "all", limit: int = 20
+    ) -> list[EntrantMatch]:
+        """``author``'s last ``limit`` finished matches, newest first: those against
+        ``opponent`` (at the same table), of that ``result`` (``RESULTS``). One query,
+        the filters and the limit in it; an author's tables are found by the note of
+        where each one's standard error lies (``stderr``, indexed by author)."""
+        if result not in RESULTS:
+            raise ValueError(f"a result is one of {', '.join(RESULTS)}, not {result!r}")
+        place = "json_extract(m.result, '$.seats[' || me.key || '].place')"
+        where = ["e.author = :me"]
+        if opponent is not None:
+            where.append("m.table_id IN (SELECT table_id FROM stderr WHERE author = :them)")
+        if result != "all":
+            where.append(f"{place} {'=' if result == 'won' else '>'} 1")
+        rows = self.db.execute(
+            "SELECT m.id, m.table_id, m.result, me.key, (SELECT group_concat(o.author, "
+            "char(31)) FROM json_each(m.seats) x JOIN submissions o ON o.id = x.value "
+            "WHERE x.key != me.key) FROM stderr e "
+            "JOIN tables_played t ON t.id = e.table_id AND t.state = 'done' "
+            "JOIN matches m ON m.table_id = e.table_id "
+            "JOIN json_each(m.seats) me "
+            "ON me.value IN (SELECT id FROM submissions WHERE author = :me) "
+            f"WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT :limit",
+            {"me": author, "them": opponent, "limit": limit},
+        )
+        return [self._entrant_match(*row) for row in rows]
+
+    @staticmethod
+    def _entrant_match(
+        match: int, table: int, result: str, seat: int, others: str | None
+    ) -> EntrantMatch:
+        seats = msgspec.json.decode(result).get("seats", [])
+        mine = seats[seat] if seat < len(seats) else {}
+        return EntrantMatch(
+            match=match,
+            table=table,
+            place=mine.get("place"),
+            of=len(seats),
+            faults=sum(int(mine.get(k, 0)) for k in FAULTS),
+            opponents=tuple(others.split("\x1f")) if others else (),
+        )
+
+    def head_to_head(self, author: str) -> list[Meeting]:
+        """``author`` against each opponent it met, most matches together first: one
+        query over its tables (found by the ``stderr`` note, indexed by author), each
+        match's seats paired with its own, grouped by the other seat's author."""
+        at = "json_extract(m.result, '$.seats[' || {}.key || '].{}')"
+        rows = self.db.execute(
+            "SELECT o.author, COUNT(*), SUM(mine < theirs), SUM(mine > theirs), "
+            "SUM(mine = theirs), AVG(my_score - their_score) FROM ("
+            f"SELECT {at.format('me', 'place')} AS mine, {at.format('it', 'place')} AS theirs, "
+            f"{at.format('me', 'score')} AS my_score, {at.format('it', 'score')} AS their_score, "
+            "it.value AS them FROM stderr e "
+            "JOIN tables_played t ON t.id = e.table_id AND t.state = 'done' "
+            "JOIN matches m ON m.table_id = e.table_id "
+            "JOIN json_each(m.seats) me "
+            "ON me.value IN (SELECT id FROM submissions WHERE author = :me) "
+            "JOIN json_each(m.seats) it ON it.key != me.key "
+            "WHERE e.author = :me) "
+            "JOIN submissions o ON o.id = them "
+            "WHERE mine IS NOT NULL AND theirs IS NOT NULL AND o.author != :me "
+            "GROUP BY o.author ORDER BY COUNT(*) DESC, o.author",
+            {"me": author},
+        )
+        return [Meeting(*row) for row in rows]
+
     # -- ratings over time --------------------------------------------------------------
 
     def note_ratings(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import msgspec
+import pytest
 from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.service import Arena
@@ -85,3 +86,67 @@ def test_the_arena_notes_each_bootstrap_in_the_history(tmp_path: Path) -> None:
                                                      rows["ann"].high)  # fmt: skip
     assert point.low is not None and point.low <= point.rating <= (point.high or 0)
     assert point.matches == 4
+
+
+def three_tables(tmp_path: Path) -> Book:
+    """ann (1), bo (2), cy (3), dee (4):
+
+    - table 1, ann and bo: ann first (score 10 to 30), then level (20 and 20);
+    - table 2, ann, bo and cy: ann second (bo first), then ann first, cy last both times;
+    - table 3, bo and cy, without ann; and one aborted match of ann's against dee.
+    """
+    book = playing(tmp_path, "ann", "bo", "cy", "dee")
+    table(
+        book,
+        [(1, "ann"), (2, "bo")],
+        [[seat(1, "ann", 10), seat(2, "bo", 30)], [seat(1, "ann", 20), seat(1, "bo", 20)]],
+    )
+    table(
+        book,
+        [(1, "ann"), (2, "bo"), (3, "cy")],
+        [
+            [seat(2, "ann", 40, timeouts=1), seat(1, "bo", 20), seat(3, "cy", 90)],
+            [seat(1, "ann", 0), seat(2, "bo", 50), seat(3, "cy", 70)],
+        ],
+    )
+    table(book, [(2, "bo"), (3, "cy")], [[seat(1, "bo"), seat(2, "cy")]])
+    table(book, [(1, "ann"), (4, "dee")], [[]])  # aborted: no places
+    return book  # fmt: skip
+
+
+def test_an_entrant_s_matches_filtered_by_opponent_and_result(tmp_path: Path) -> None:
+    book = three_tables(tmp_path)
+    every = book.matches_of("ann")
+    assert [m.match for m in every] == [6, 4, 3, 2, 1]  # newest first, not bo against cy
+    assert [m.place for m in every] == [None, 1, 2, 1, 1]
+    assert every[2].faults == 1 and every[2].of == 3 and every[2].table == 2
+    assert set(every[2].opponents) == {"bo", "cy"} and every[0].opponents == ("dee",)
+    assert [m.match for m in book.matches_of("ann", result="won")] == [4, 2, 1]
+    assert [m.match for m in book.matches_of("ann", result="lost")] == [3]
+    assert [m.match for m in book.matches_of("ann", opponent="cy")] == [4, 3]
+    assert [m.match for m in book.matches_of("ann", "bo", "won")] == [4, 2, 1]
+    assert [m.match for m in book.matches_of("ann", "cy", "lost")] == [3]
+    assert [m.match for m in book.matches_of("ann", limit=2)] == [6, 4]
+    assert book.matches_of("ann", opponent="nobody") == []
+    assert [m.match for m in book.matches_of("cy", result="lost")] == [5, 4, 3]
+
+
+def test_a_result_filter_is_one_of_three(tmp_path: Path) -> None:
+    book = three_tables(tmp_path)
+    with pytest.raises(ValueError, match="one of all, won, lost"):
+        book.matches_of("ann", result="drawn")
+
+
+def test_head_to_head_counts_ahead_behind_and_level(tmp_path: Path) -> None:
+    book = three_tables(tmp_path)
+    ann = {m.opponent: m for m in book.head_to_head("ann")}
+    assert list(ann) == ["bo", "cy"]  # most matches together first; dee's was aborted
+    bo, cy = ann["bo"], ann["cy"]
+    assert (bo.matches, bo.ahead, bo.behind, bo.tied) == (4, 2, 1, 1)
+    assert bo.score_difference == (10 - 30 + 0 + 40 - 20 + 0 - 50) / 4
+    assert (cy.matches, cy.ahead, cy.behind, cy.tied) == (2, 2, 0, 0)
+    assert cy.score_difference == (40 - 90 + 0 - 70) / 2
+    cy_side = {m.opponent: m for m in book.head_to_head("cy")}
+    assert (cy_side["ann"].ahead, cy_side["ann"].behind) == (0, 2)
+    assert (cy_side["bo"].matches, cy_side["bo"].behind) == (3, 3)
+    assert book.head_to_head("dee") == []
