@@ -83,7 +83,7 @@ def line_chart(series: Sequence[Series], frame: Frame) -> dict[str, Any] | None:
 
     span = y_high - y_low
     at = [y_low + span * i / 4 for i in range(5)]
-    ticks = [(f"{py(y) + 4:.1f}", f"{y:.0f}") for y in at]
+    ticks = [(f"{py(y) + 4:.1f}", str(round(y))) for y in at]  # never "-0"
     step = (x_high - x_low) / max(1, frame.x_ticks - 1)
     along = [x_low + step * i for i in range(frame.x_ticks)]
     x_ticks = [(f"{px(x):.1f}", frame.x_tick(x)) for x in along]

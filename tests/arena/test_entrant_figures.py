@@ -150,3 +150,34 @@ def test_head_to_head_counts_ahead_behind_and_level(tmp_path: Path) -> None:
     assert (cy_side["ann"].ahead, cy_side["ann"].behind) == (0, 2)
     assert (cy_side["bo"].matches, cy_side["bo"].behind) == (3, 3)
     assert book.head_to_head("dee") == []
+
+
+async def test_the_entrant_api_gives_the_history_filters_and_head_to_head(tmp_path: Path) -> None:
+    from aiohttp.test_utils import TestClient, TestServer
+    from leastscore.arena.web import make_app
+
+    three_tables(tmp_path).close()
+    (tmp_path / "a.sqlite").rename(tmp_path / "arena.sqlite")
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    arena.book.note_ratings(0.0, [(1, 10.0, 0.0, 20.0, 3)])
+    async with TestClient(TestServer(make_app(arena), host="127.0.0.1")) as client:
+        data = await (await client.get("/api/entrant/ann?opponent=cy&result=won")).json()
+        bad = await client.get("/api/entrant/ann?result=drawn")
+        page = await (await client.get("/entrant/ann?result=lost")).text()
+    assert data["history"][0] == {
+        "at": 0.0, "version": 1, "rating": 10.0, "interval": [0.0, 20.0], "matches": 3
+    }  # fmt: skip
+    assert data["filters"] == {"opponent": "cy", "result": "won"}
+    assert [m["match"] for m in data["recent"]] == [4]
+    assert data["recent"][0]["place"] == 1 and sorted(data["recent"][0]["opponents"]) == [
+        "bo",
+        "cy",
+    ]
+    assert [(m["opponent"], m["matches"], m["ahead"]) for m in data["head_to_head"]] == [
+        ("bo", 4, 2),
+        ("cy", 2, 2),
+    ]
+    assert bad.status == 400
+    assert '<a href="/replay/3">replay</a>, <a href="/watch/3">board</a>' in page
+    assert "/replay/4" not in page  # won: filtered out
+    assert "<option selected>lost</option>" in page
