@@ -70,6 +70,15 @@ CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
 CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
 CREATE INDEX IF NOT EXISTS tables_in_play ON tables_played (id) WHERE state = 'playing';
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS placings (  -- each seat of each match, for an entrant's pages
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    submission INTEGER NOT NULL,
+    place INTEGER,                -- NULL: the match was aborted
+    score INTEGER,
+    PRIMARY KEY (match_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS placings_by_submission ON placings (submission, match_id);
 CREATE TABLE IF NOT EXISTS ratings (
     submission INTEGER NOT NULL REFERENCES submissions(id),
     at REAL NOT NULL,             -- when the leaderboard was fitted (seconds since 1970)
@@ -183,7 +192,11 @@ class Book:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process loses nothing in WAL
         self.db.execute("PRAGMA foreign_keys=ON")
+        had = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master")}
         self.db.executescript(SCHEMA)
+        if "placings" not in had:  # a book from before: its matches' seats placed once
+            with self.transaction():
+                self.place_matches()
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables_played)")}
         if "worker" not in columns:  # a book from before tables were played on clusters
             self.db.execute("ALTER TABLE tables_played ADD COLUMN worker TEXT")
@@ -221,6 +234,11 @@ class Book:
             )
 
     def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
+        self.db.execute(
+            "DELETE FROM placings WHERE match_id IN "
+            f"(SELECT id FROM matches WHERE table_id IN ({tables}))",
+            values,
+        )
         for child in ("matches", "stderr"):
             self.db.execute(f"DELETE FROM {child} WHERE table_id IN ({tables})", values)
         self.db.execute(f"DELETE FROM tables_played WHERE id IN ({tables})", values)
@@ -383,15 +401,31 @@ class Book:
                     "VALUES (?, ?, ?, ?, ?)",
                     (table_id, author, path, start, end),
                 )
+            (last,) = self.db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
             for seats, result in matches:
                 self.db.execute(
                     "INSERT INTO matches (table_id, seats, result) VALUES (?, ?, ?)",
                     (table_id, msgspec.json.encode(seats).decode(), result.decode()),
                 )
+            self.place_matches(last)
             self.db.execute(
                 "UPDATE tables_played SET state = 'done', finished = ?, worker = ? WHERE id = ?",
                 (time.time(), worker, table_id),
             )
+
+    def place_matches(self, after: int = 0) -> None:
+        """Each seat of every match after the ``after``-th into ``placings`` (its
+        submission, place and score, from the match's result), as a table's end does.
+        Why a table of its own: an entrant's page pairs its seats with its opponents',
+        and reading them out of every result's JSON took seconds in a large book."""
+        self.db.execute(
+            "INSERT INTO placings (match_id, seat, submission, place, score) "
+            "SELECT m.id, s.key, s.value, "
+            "json_extract(m.result, '$.seats[' || s.key || '].place'), "
+            "json_extract(m.result, '$.seats[' || s.key || '].score') "
+            "FROM matches m, json_each(m.seats) s WHERE m.id > ?",
+            (after,),
+        )
 
     def played(self, where: str = "TRUE", values: tuple[object, ...] = ()) -> list[PlayedMatch]:
         """Every finished match (those ``where`` holds for), in the order they were written."""
@@ -438,40 +472,39 @@ class Book:
         self, author: str, opponent: str | None = None, result: str = "all", limit: int = 20
     ) -> list[EntrantMatch]:
         """``author``'s last ``limit`` finished matches, newest first: those against
-        ``opponent`` (at the same table), of that ``result`` (``RESULTS``). One query,
-        the filters and the limit in it; an author's tables are found by the note of
-        where each one's standard error lies (``stderr``, indexed by author)."""
+        ``opponent`` (in the same match), of that ``result`` (``RESULTS``). One query
+        over ``placings``, the filters and the limit in it."""
         if result not in RESULTS:
             raise ValueError(f"a result is one of {', '.join(RESULTS)}, not {result!r}")
-        place = "json_extract(m.result, '$.seats[' || me.key || '].place')"
-        where = ["e.author = :me"]
+        where = ["me.submission IN (SELECT id FROM submissions WHERE author = :me)"]
         if opponent is not None:
-            where.append("m.table_id IN (SELECT table_id FROM stderr WHERE author = :them)")
+            where.append(
+                "me.match_id IN (SELECT p.match_id FROM placings p JOIN submissions s "
+                "ON s.id = p.submission WHERE s.author = :them)"
+            )
         if result != "all":
-            where.append(f"{place} {'=' if result == 'won' else '>'} 1")
+            where.append("me.place = 1" if result == "won" else "me.place > 1")
         rows = self.db.execute(
-            "SELECT m.id, m.table_id, m.result, me.key, (SELECT group_concat(o.author, "
-            "char(31)) FROM json_each(m.seats) x JOIN submissions o ON o.id = x.value "
-            "WHERE x.key != me.key) FROM stderr e "
-            "JOIN tables_played t ON t.id = e.table_id AND t.state = 'done' "
-            "JOIN matches m ON m.table_id = e.table_id "
-            "JOIN json_each(m.seats) me "
-            "ON me.value IN (SELECT id FROM submissions WHERE author = :me) "
-            f"WHERE {' AND '.join(where)} ORDER BY m.id DESC LIMIT :limit",
+            "SELECT m.id, m.table_id, m.result, x.seat, x.place, (SELECT group_concat("
+            "o.author, char(31)) FROM placings it JOIN submissions o ON o.id = it.submission "
+            "WHERE it.match_id = x.match_id AND it.seat != x.seat) FROM (SELECT me.match_id, "
+            f"me.seat, me.place FROM placings me WHERE {' AND '.join(where)} "
+            "ORDER BY me.match_id DESC LIMIT :limit) x JOIN matches m ON m.id = x.match_id "
+            "ORDER BY x.match_id DESC",
             {"me": author, "them": opponent, "limit": limit},
         )
         return [self._entrant_match(*row) for row in rows]
 
     @staticmethod
     def _entrant_match(
-        match: int, table: int, result: str, seat: int, others: str | None
+        match: int, table: int, result: str, seat: int, place: int | None, others: str | None
     ) -> EntrantMatch:
         seats = msgspec.json.decode(result).get("seats", [])
         mine = seats[seat] if seat < len(seats) else {}
         return EntrantMatch(
             match=match,
             table=table,
-            place=mine.get("place"),
+            place=place,
             of=len(seats),
             faults=sum(int(mine.get(k, 0)) for k in FAULTS),
             opponents=tuple(others.split("\x1f")) if others else (),
@@ -479,23 +512,15 @@ class Book:
 
     def head_to_head(self, author: str) -> list[Meeting]:
         """``author`` against each opponent it met, most matches together first: one
-        query over its tables (found by the ``stderr`` note, indexed by author), each
-        match's seats paired with its own, grouped by the other seat's author."""
-        at = "json_extract(m.result, '$.seats[' || {}.key || '].{}')"
+        query, each of its seats in ``placings`` paired with every other seat of the
+        same match, grouped by the other's author (aborted matches left out)."""
         rows = self.db.execute(
-            "SELECT o.author, COUNT(*), SUM(mine < theirs), SUM(mine > theirs), "
-            "SUM(mine = theirs), AVG(my_score - their_score) FROM ("
-            f"SELECT {at.format('me', 'place')} AS mine, {at.format('it', 'place')} AS theirs, "
-            f"{at.format('me', 'score')} AS my_score, {at.format('it', 'score')} AS their_score, "
-            "it.value AS them FROM stderr e "
-            "JOIN tables_played t ON t.id = e.table_id AND t.state = 'done' "
-            "JOIN matches m ON m.table_id = e.table_id "
-            "JOIN json_each(m.seats) me "
-            "ON me.value IN (SELECT id FROM submissions WHERE author = :me) "
-            "JOIN json_each(m.seats) it ON it.key != me.key "
-            "WHERE e.author = :me) "
-            "JOIN submissions o ON o.id = them "
-            "WHERE mine IS NOT NULL AND theirs IS NOT NULL AND o.author != :me "
+            "SELECT o.author, COUNT(*), SUM(me.place < it.place), SUM(me.place > it.place), "
+            "SUM(me.place = it.place), AVG(me.score - it.score) "
+            "FROM placings me JOIN placings it ON it.match_id = me.match_id "
+            "AND it.seat != me.seat JOIN submissions o ON o.id = it.submission "
+            "WHERE me.submission IN (SELECT id FROM submissions WHERE author = :me) "
+            "AND o.author != :me AND me.place IS NOT NULL AND it.place IS NOT NULL "
             "GROUP BY o.author ORDER BY COUNT(*) DESC, o.author",
             {"me": author},
         )

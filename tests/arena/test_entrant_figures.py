@@ -181,3 +181,22 @@ async def test_the_entrant_api_gives_the_history_filters_and_head_to_head(tmp_pa
     assert '<a href="/replay/3">replay</a>, <a href="/watch/3">board</a>' in page
     assert "/replay/4" not in page  # won: filtered out
     assert "<option selected>lost</option>" in page
+
+
+def test_a_book_from_before_placings_has_its_matches_placed_when_opened(tmp_path: Path) -> None:
+    book = three_tables(tmp_path)
+    before = book.head_to_head("ann"), book.matches_of("ann")
+    book.db.execute("DROP TABLE placings")
+    book.close()
+    again = Book.open(tmp_path / "a.sqlite")
+    assert (again.head_to_head("ann"), again.matches_of("ann")) == before
+    assert before[0] and before[1]
+
+
+def test_a_table_forgotten_leaves_no_placing(tmp_path: Path) -> None:
+    book = three_tables(tmp_path)
+    (held,) = book.db.execute("SELECT COUNT(*) FROM placings").fetchone()
+    book.forget_table(2)
+    (left,) = book.db.execute("SELECT COUNT(*) FROM placings").fetchone()
+    assert held - left == 6  # two matches of three seats
+    assert [m.opponent for m in book.head_to_head("ann")] == ["bo"]
