@@ -1,9 +1,10 @@
 """The arena's web pages and its small HTTP API.
 
 Anyone may read the leaderboard (``/``, ``/api/leaderboard``), an entrant's page
-(``/entrant/NAME``, ``/api/entrant/NAME``) and every finished match's replay
-(``/replay/ID`` in words, ``/watch/ID`` on the live view's board, ``/api/replay/ID``:
-a spectator's copy of each event, no hand).
+(``/entrant/NAME``, ``/api/entrant/NAME``: its rating over time, its head-to-head and
+its recent matches, filtered by ``?opponent=NAME&result=won|lost|all``) and every
+finished match's replay (``/replay/ID`` in words, ``/watch/ID`` on the live view's
+board, ``/api/replay/ID``: a spectator's copy of each event, no hand).
 With their token (``Authorization: Bearer TOKEN``) an author submits (``POST
 /api/submit``, a gzipped tar of the bot's folder), reads the build and check of
 their own versions (``/api/mine``) and the standard error their program wrote at a
