@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +70,24 @@ CREATE INDEX IF NOT EXISTS stderr_by_author ON stderr (author, table_id);
 CREATE INDEX IF NOT EXISTS matches_by_table ON matches (table_id);
 CREATE INDEX IF NOT EXISTS tables_in_play ON tables_played (id) WHERE state = 'playing';
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS placings (  -- each seat of each match, for an entrant's pages
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    submission INTEGER NOT NULL,
+    place INTEGER,                -- NULL: the match was aborted
+    score INTEGER,
+    PRIMARY KEY (match_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS placings_by_submission ON placings (submission, match_id);
+CREATE TABLE IF NOT EXISTS ratings (
+    submission INTEGER NOT NULL REFERENCES submissions(id),
+    at REAL NOT NULL,             -- when the leaderboard was fitted (seconds since 1970)
+    rating REAL NOT NULL,
+    low REAL,                     -- its 95 % interval then (NULL: none yet)
+    high REAL,
+    matches INTEGER NOT NULL,
+    PRIMARY KEY (submission, at)
+) WITHOUT ROWID;
 """
 
 
@@ -79,6 +97,18 @@ FAULTS = ("timeouts", "illegal", "crashes")
 
 SUBMISSION = "id, author, version, state, submitted, log, run"
 """A submission's columns, in ``Submission``'s order."""
+
+
+HISTORY_EVERY = 60.0
+"""Seconds a version's rating history waits between two points: the leaderboard is
+fitted with intervals every few seconds, and a chart needs far fewer."""
+HISTORY_POINTS = 240
+"""The most points a version's history keeps: one more, and every second point but the
+first and the newest is dropped, so that a weeks-long contest keeps a version's whole
+life in a bounded history, its older stretches more thinly than its recent one."""
+RESULTS = ("all", "won", "lost")
+"""The results an entrant's matches are filtered by: ``won`` is placed first (a first
+place shared counts), ``lost`` any other place; an aborted match is only in ``all``."""
 
 
 def token_hash(token: str) -> str:
@@ -112,6 +142,46 @@ class PlayedMatch:
     result: bytes
 
 
+@dataclass(frozen=True)
+class RatingPoint:
+    """A version's rating and its interval at one fit of the leaderboard."""
+
+    at: float
+    submission: int
+    version: int
+    rating: float
+    low: float | None
+    high: float | None
+    matches: int
+
+
+@dataclass(frozen=True)
+class EntrantMatch:
+    """One of an entrant's finished matches, as its page lists it: its place (None for
+    an aborted match), the seats, its faults there and who else sat at the table."""
+
+    match: int
+    table: int
+    place: int | None
+    of: int
+    faults: int
+    opponents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """An entrant against one opponent, over every match they played together: how
+    often it finished ahead, behind or level, and its mean score minus theirs (a
+    lower score is the better one; None when the results keep no scores)."""
+
+    opponent: str
+    matches: int
+    ahead: int
+    behind: int
+    tied: int
+    score_difference: float | None
+
+
 class Book:
     """The arena's one store of record. Why SQLite: one file the organiser can copy,
     query and export, transactions that a kill -9 cannot tear, and no server to run."""
@@ -122,7 +192,11 @@ class Book:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")  # a killed process loses nothing in WAL
         self.db.execute("PRAGMA foreign_keys=ON")
+        had = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master")}
         self.db.executescript(SCHEMA)
+        if "placings" not in had:  # a book from before: its matches' seats placed once
+            with self.transaction():
+                self.place_matches()
         columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables_played)")}
         if "worker" not in columns:  # a book from before tables were played on clusters
             self.db.execute("ALTER TABLE tables_played ADD COLUMN worker TEXT")
@@ -160,6 +234,11 @@ class Book:
             )
 
     def _forget(self, tables: str, values: tuple[object, ...] = ()) -> None:
+        self.db.execute(
+            "DELETE FROM placings WHERE match_id IN "
+            f"(SELECT id FROM matches WHERE table_id IN ({tables}))",
+            values,
+        )
         for child in ("matches", "stderr"):
             self.db.execute(f"DELETE FROM {child} WHERE table_id IN ({tables})", values)
         self.db.execute(f"DELETE FROM tables_played WHERE id IN ({tables})", values)
@@ -322,15 +401,31 @@ class Book:
                     "VALUES (?, ?, ?, ?, ?)",
                     (table_id, author, path, start, end),
                 )
+            (last,) = self.db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
             for seats, result in matches:
                 self.db.execute(
                     "INSERT INTO matches (table_id, seats, result) VALUES (?, ?, ?)",
                     (table_id, msgspec.json.encode(seats).decode(), result.decode()),
                 )
+            self.place_matches(last)
             self.db.execute(
                 "UPDATE tables_played SET state = 'done', finished = ?, worker = ? WHERE id = ?",
                 (time.time(), worker, table_id),
             )
+
+    def place_matches(self, after: int = 0) -> None:
+        """Each seat of every match after the ``after``-th into ``placings`` (its
+        submission, place and score, from the match's result), as a table's end does.
+        Why a table of its own: an entrant's page pairs its seats with its opponents',
+        and reading them out of every result's JSON took seconds in a large book."""
+        self.db.execute(
+            "INSERT INTO placings (match_id, seat, submission, place, score) "
+            "SELECT m.id, s.key, s.value, "
+            "json_extract(m.result, '$.seats[' || s.key || '].place'), "
+            "json_extract(m.result, '$.seats[' || s.key || '].score') "
+            "FROM matches m, json_each(m.seats) s WHERE m.id > ?",
+            (after,),
+        )
 
     def played(self, where: str = "TRUE", values: tuple[object, ...] = ()) -> list[PlayedMatch]:
         """Every finished match (those ``where`` holds for), in the order they were written."""
@@ -370,6 +465,123 @@ class Book:
         """One finished match, or None."""
         found = self.played("m.id = ?", (id,))
         return found[0] if found else None
+
+    # -- an entrant's matches -----------------------------------------------------------
+
+    def matches_of(
+        self, author: str, opponent: str | None = None, result: str = "all", limit: int = 20
+    ) -> list[EntrantMatch]:
+        """``author``'s last ``limit`` finished matches, newest first: those against
+        ``opponent`` (in the same match), of that ``result`` (``RESULTS``). One query
+        over ``placings``, the filters and the limit in it."""
+        if result not in RESULTS:
+            raise ValueError(f"a result is one of {', '.join(RESULTS)}, not {result!r}")
+        where = ["me.submission IN (SELECT id FROM submissions WHERE author = :me)"]
+        if opponent is not None:
+            where.append(
+                "me.match_id IN (SELECT p.match_id FROM placings p JOIN submissions s "
+                "ON s.id = p.submission WHERE s.author = :them)"
+            )
+        if result != "all":
+            where.append("me.place = 1" if result == "won" else "me.place > 1")
+        rows = self.db.execute(
+            "SELECT m.id, m.table_id, m.result, x.seat, x.place, (SELECT group_concat("
+            "o.author, char(31)) FROM placings it JOIN submissions o ON o.id = it.submission "
+            "WHERE it.match_id = x.match_id AND it.seat != x.seat) FROM (SELECT me.match_id, "
+            f"me.seat, me.place FROM placings me WHERE {' AND '.join(where)} "
+            "ORDER BY me.match_id DESC LIMIT :limit) x JOIN matches m ON m.id = x.match_id "
+            "ORDER BY x.match_id DESC",
+            {"me": author, "them": opponent, "limit": limit},
+        )
+        return [self._entrant_match(*row) for row in rows]
+
+    @staticmethod
+    def _entrant_match(
+        match: int, table: int, result: str, seat: int, place: int | None, others: str | None
+    ) -> EntrantMatch:
+        seats = msgspec.json.decode(result).get("seats", [])
+        mine = seats[seat] if seat < len(seats) else {}
+        return EntrantMatch(
+            match=match,
+            table=table,
+            place=place,
+            of=len(seats),
+            faults=sum(int(mine.get(k, 0)) for k in FAULTS),
+            opponents=tuple(others.split("\x1f")) if others else (),
+        )
+
+    def head_to_head(self, author: str) -> list[Meeting]:
+        """``author`` against each opponent it met, most matches together first: one
+        query, each of its seats in ``placings`` paired with every other seat of the
+        same match (aborted matches left out), counted by the other's version first
+        (a quarter faster than looking up each pair's author) and then by its author."""
+        rows = self.db.execute(
+            "SELECT o.author, SUM(n), SUM(ahead), SUM(behind), SUM(level), "
+            "1.0 * SUM(difference) / SUM(scored) FROM (SELECT it.submission AS them, "
+            "COUNT(*) AS n, SUM(me.place < it.place) AS ahead, "
+            "SUM(me.place > it.place) AS behind, SUM(me.place = it.place) AS level, "
+            "SUM(me.score - it.score) AS difference, COUNT(me.score - it.score) AS scored "
+            "FROM placings me JOIN placings it ON it.match_id = me.match_id "
+            "AND it.seat != me.seat "
+            "WHERE me.submission IN (SELECT id FROM submissions WHERE author = :me) "
+            "AND me.place IS NOT NULL AND it.place IS NOT NULL GROUP BY it.submission) "
+            "JOIN submissions o ON o.id = them WHERE o.author != :me "
+            "GROUP BY o.author ORDER BY SUM(n) DESC, o.author",
+            {"me": author},
+        )
+        return [Meeting(*row) for row in rows]
+
+    # -- ratings over time --------------------------------------------------------------
+
+    def note_ratings(
+        self,
+        at: float,
+        points: Sequence[tuple[int, float, float | None, float | None, int]],
+        every: float = HISTORY_EVERY,
+        keep: int = HISTORY_POINTS,
+    ) -> int:
+        """Each ``(submission, rating, low, high, matches)`` fitted at ``at`` added to its
+        version's history, unless its last point is less than ``every`` seconds old; a
+        history grown past ``keep`` points loses every second one (not its first nor its
+        newest). The points added."""
+        added = 0
+        with self.transaction():
+            for submission, rating, low, high, matches in points:
+                (last,) = self.db.execute(
+                    "SELECT MAX(at) FROM ratings WHERE submission = ?", (submission,)
+                ).fetchone()
+                if last is not None and at - last < every:
+                    continue
+                self.db.execute(
+                    "INSERT OR REPLACE INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+                    (submission, at, rating, low, high, matches),
+                )
+                added += 1
+                self._thin(submission, keep)
+        return added
+
+    def _thin(self, submission: int, keep: int) -> None:
+        (held,) = self.db.execute(
+            "SELECT COUNT(*) FROM ratings WHERE submission = ?", (submission,)
+        ).fetchone()
+        if held <= keep:
+            return
+        self.db.execute(
+            "DELETE FROM ratings WHERE submission = ? AND at IN (SELECT at FROM (SELECT at, "
+            "ROW_NUMBER() OVER (ORDER BY at) AS k FROM ratings WHERE submission = ?) "
+            "WHERE k % 2 = 0 AND k < ?)",
+            (submission, submission, held),
+        )
+
+    def rating_history(self, author: str) -> list[RatingPoint]:
+        """Every point of every version of ``author``'s, oldest first."""
+        rows = self.db.execute(
+            "SELECT r.at, r.submission, s.version, r.rating, r.low, r.high, r.matches "
+            "FROM submissions s JOIN ratings r ON r.submission = s.id WHERE s.author = ? "
+            "ORDER BY r.at, s.version",
+            (author,),
+        )
+        return [RatingPoint(*row) for row in rows]
 
     # -- settings ---------------------------------------------------------------------
 

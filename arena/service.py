@@ -236,12 +236,26 @@ class Arena:
             self._last_match = new[-1].id if new else self._last_match
             now = time.monotonic()
             fresh = now - self._spans_at >= INTERVALS_EVERY
-            rows = self._ledger.rows(self.book.playing(), authors, with_intervals=fresh)
+            playing = self.book.playing()
+            rows = self._ledger.rows(playing, authors, with_intervals=fresh)
             if fresh:
                 self._spans = {r.author: spread(r) for r in rows}
                 self._spans_at = now
             self._board = [around(r, self._spans.get(r.author)) for r in rows]
+            if fresh:
+                self._note_history(self._board, playing)
         return self._board
+
+    def _note_history(self, board: list[Row], playing: dict[str, Submission]) -> None:
+        """Each rated version's rating and interval of this bootstrap, for its chart (the
+        book keeps at most one point a version every ``HISTORY_EVERY`` seconds)."""
+        points = [
+            (playing[r.author].id, r.rating, r.low, r.high, r.matches)
+            for r in board
+            if r.matches and r.author in playing
+        ]
+        if points:
+            self.book.note_ratings(time.time(), points)
 
     async def _idle(self) -> None:
         self.changed.clear()

@@ -28,6 +28,10 @@ entrants at a table are drawn at random. The book grows step by step (each
 - ``next_table_us``: the matchmaker's choice of one table (``next_table``) from the
   board's standings, and ``choose_ms`` the arena's whole choice (who plays, the
   board, the choice);
+- ``head_to_head_ms``: one entrant's head-to-head (``Book.head_to_head``, one query
+  over all its matches), ``filtered_ms`` its last 20 matches won against its most
+  met opponent (``Book.matches_of``), and ``note_ratings_ms`` a point of every
+  entrant's rating history written (``Book.note_ratings``, as each bootstrap does);
 - ``pages_ms``: ``/``, ``/api/leaderboard``, ``/entrant/NAME``, ``/api/entrant/NAME``
   as ``arena.web.make_app`` serves them (aiohttp on 127.0.0.1, the board warm), best
   of ``--repeat``; ``pages_to_floor``: each over a route that answers two bytes on
@@ -124,10 +128,13 @@ class Population:
                 self._table(table_id, *rows)
             db = self.book.db
             db.execute("BEGIN")
-            db.executemany("INSERT INTO tables_played VALUES (?, ?, ?, 'done', ?, ?)", rows[0])
+            (placed,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
+            db.executemany("INSERT INTO tables_played (id, seed, entrants, state, started, "
+                           "finished) VALUES (?, ?, ?, 'done', ?, ?)", rows[0])  # fmt: skip
             db.executemany("INSERT INTO matches (table_id, seats, result) VALUES (?, ?, ?)",
                            rows[1])  # fmt: skip
             db.executemany("INSERT INTO stderr VALUES (?, ?, ?, ?, ?)", rows[2])
+            self.book.place_matches(placed)  # each seat, as Book.end_table places it
             db.execute("COMMIT")
 
     def _table(self, table_id: int, tables: list[Any], matches: list[Any],
@@ -236,6 +243,23 @@ def board_figures(arena: Arena, population: Population, repeat: int,
     }
 
 
+def entrant_figures(book: Book, population: Population, repeat: int) -> dict[str, float]:
+    """An entrant page's queries at this step (see the module's docstring)."""
+    name = population.names[population.ids[0]]
+    met = book.head_to_head(name)
+    meets = timed(lambda: book.head_to_head(name), repeat)
+    filtered = timed(lambda: book.matches_of(name, met[0].opponent, "won", 20), repeat)
+    ratings = [(i, 0.0, -1.0, 1.0, 1) for i in population.ids]
+    at = time.time()
+    note = timed(lambda: book.note_ratings(at + time.perf_counter(), ratings, every=0), repeat)
+    return {
+        "head_to_head_ms": round(meets * 1000, 2),
+        "opponents_met": len(met),
+        "filtered_ms": round(filtered * 1000, 2),
+        "note_ratings_ms": round(note * 1000, 2),
+    }
+
+
 async def page_figures(arena: Arena, name: str, repeat: int) -> dict[str, dict[str, float]]:
     """Each page's best load time in milliseconds, and over the floor's."""
 
@@ -278,6 +302,7 @@ def step(arena: Arena, population: Population, folder: Path, matches: int, repea
     figures["db_mb"] = db_mb(folder)
     figures["start"] = start_in_a_fresh_process(folder)
     figures |= board_figures(arena, population, repeat, max_stack_gb)
+    figures |= entrant_figures(arena.book, population, repeat)
     figures |= asyncio.run(page_figures(arena, population.names[population.ids[0]], repeat))
     return figures
 
@@ -291,7 +316,9 @@ def say(f: dict[str, Any]) -> None:
         f"{s['open_s']} s, read {s['read_s']} s ({s['read_to_floor']}x a bare scan), add "
         f"{s['add_s']} s, +{s['peak_mb']} MB; a table adds in {f['add_table_ms']} ms; board "
         f"{f['board_s']} s; fit {f['fit_s']} s; intervals {intervals}; next_table "
-        f"{f['next_table_us']} us, choose {f['choose_ms']} ms; pages {pages}",
+        f"{f['next_table_us']} us, choose {f['choose_ms']} ms; head-to-head "
+        f"{f['head_to_head_ms']} ms ({f['opponents_met']} met), filtered matches "
+        f"{f['filtered_ms']} ms, ratings noted {f['note_ratings_ms']} ms; pages {pages}",
         err=True,
     )
 

@@ -14,6 +14,7 @@ from typing import IO, Any, Literal
 
 import msgspec
 from leastscore.game.rules import house_rules_text
+from leastscore.kit.chart import Frame, Series, line_chart
 from leastscore.kit.pages import render
 from rich import box
 from rich.console import Console
@@ -26,18 +27,6 @@ from .stats import ORDER, EntrantStanding, Tally
 SCHEMA = "leastscore.standings/2"
 """2: the rating is fitted on all results at once (``elo``, ``elo_ci``), and ``order`` says
 how the standings are ranked; 1 had openskill's ``mu``, ``sigma``, ``ordinal``."""
-COLOURS = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#ff7f0e",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#17becf",
-    "#7f7f7f",
-    "#bcbd22",
-)
 
 
 class Format(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -580,44 +569,15 @@ def rating_chart(tally: Tally, width: int = 820, height: int = 380) -> str:
 
 
 def _chart(tally: Tally, width: int = 820, height: int = 380) -> dict[str, Any] | None:
-    """The chart's figures (None: too few matches), for ``report_chart.svg``."""
+    """The chart's figures (None: too few matches), for ``report_chart.svg`` (drawn by
+    the kit's one chart drawer, ``kit.chart``)."""
     history = tally.history
     if len(history) < 2:
         return None
-    left, right, top, bottom = 50, 150, 15, 35
-    xs = [x for x, _ in history]
-    values = [r for _, ratings in history for r in ratings]
-    y_low, y_high = min(values), max(values)
-    span = (y_high - y_low) or 1.0
-    x_max = max(xs) or 1
-
-    def px(x: float) -> float:
-        return left + (width - left - right) * x / x_max
-
-    def py(y: float) -> float:
-        return top + (height - top - bottom) * (1 - (y - y_low) / span)
-
-    ticks = [
-        (f"{py(y_low + span * i / 4) + 4:.1f}", f"{y_low + span * i / 4:.0f}") for i in range(5)
-    ]
-    lines = [
-        {
-            "colour": COLOURS[k % len(COLOURS)],
-            "points": " ".join(f"{px(x):.1f},{py(r[k]):.1f}" for x, r in history),
-            "y": top + 16 * (k + 1),
-            "name": name,
-            "last": _signed(history[-1][1][k]),
-        }
+    series = [
+        Series(f"{name} {_signed(history[-1][1][k])}", [(x, r[k]) for x, r in history])
         for k, name in enumerate(tally.names)
     ]
-    return {
-        "width": width,
-        "height": height,
-        "left": left,
-        "top": top,
-        "base": height - bottom,
-        "end": width - right,
-        "middle": (width - right + left) / 2,
-        "ticks": ticks,
-        "lines": lines,
-    }
+    frame = Frame(width, height, title="ratings over the tournament",
+                  x_label="matches (schedule order)")  # fmt: skip
+    return line_chart(series, frame)
