@@ -28,7 +28,7 @@ from .load import rss_kib
 TOP = 12
 
 
-def answer_snapshots(stdin: Any, stdout: Any, ended: Callable[[], None]) -> None:
+def answer_snapshots(stdin: Any, stdout: Any, ended: Callable[[], object]) -> None:
     """The child's side, in a thread: a snapshot dumped for every ``snap PATH`` line;
     ``ended`` called once stdin is closed (the parent is done with it)."""
 
