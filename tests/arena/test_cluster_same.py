@@ -29,7 +29,7 @@ from leastscore.arena.tables import PlayedTable, Seated, Tables
 from leastscore.tournament.pure.results import MatchResult, decode_result
 
 # limits: the same with or without bubblewrap; the programs are the built-in levels
-CONFIG = ArenaConfig(seats=3, threshold=100, sandbox="limits", check_matches=1)
+CONFIG = ArenaConfig(seats=3, threshold=50, sandbox="limits", check_matches=1)
 SEEDS = (11, 12, 13)
 DASK = str(Path(sys.executable).with_name("dask"))
 
