@@ -136,3 +136,13 @@ def cards_of(mask: int) -> tuple[Card, ...]:
         out.append(CARDS[low.bit_length() - 1])
         mask ^= low
     return tuple(out)
+
+
+def mask_total(mask: int) -> int:
+    """The points of the cards of ``mask``."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        total += VALUE[low.bit_length() - 1]
+        mask ^= low
+    return total

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from .cards import VALUE, cards_of
+from .cards import cards_of, mask_total
 from .groups import _legal_groups, group_cards
 from .moves import CannotDeclare, IllegalMove, NotYourTurn
 from .rules import Rules
@@ -41,16 +41,6 @@ class Settled(NamedTuple):
 
 DRAW = -1
 """The take that draws the deck's top card."""
-
-
-def mask_total(mask: int) -> int:
-    """The points of the cards of ``mask``."""
-    total = 0
-    while mask:
-        low = mask & -mask
-        total += VALUE[low.bit_length() - 1]
-        mask ^= low
-    return total
 
 
 def next_seat(seats: Sequence[int], seat: int) -> int:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from leastscore.game import Declare, Declared, Event, Move, Play, View
-from leastscore.game.cards import CARDS, RANK, VALUE
+from leastscore.game.cards import CARDS, RANK, VALUE, mask_total
 from leastscore.game.groups import group_cards
 
 from ..base import Bot
@@ -201,7 +201,7 @@ class CounterBot(Bot):
         plays: list[Option] = []
         for group in view.legal_groups:
             kept = hand ^ group
-            kept_total = total - _mask_value(group)
+            kept_total = total - mask_total(group)
             feed = feeder(group)
             shed = shed_with(kept, same_suit)
             for card in takes:
@@ -293,15 +293,6 @@ class CounterBot(Bot):
         h = table.hazard
         on = h * max(0.0, expected_next - declarer) + (1 - h) * later
         return now <= on
-
-
-def _mask_value(mask: int) -> int:
-    v = 0
-    while mask:
-        low = mask & -mask
-        v += VALUE[low.bit_length() - 1]
-        mask ^= low
-    return v
 
 
 def _next_seat(view: View) -> int | None:
