@@ -11,19 +11,12 @@ from leastscore.arena import standings
 from leastscore.arena.book import Book, token_hash
 from leastscore.arena.standings import Ledger, leaderboard
 
+from ..support.arena import playing
+
 
 def result(places: list[int], timeouts: int = 0) -> bytes:
     seats = [{"place": p, "timeouts": timeouts} for p in places]
     return msgspec.json.encode({"seats": seats})
-
-
-def playing(tmp_path: Path, *names: str) -> Book:
-    """A book in which each of ``names`` has one accepted version (ids 1, 2, ...)."""
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in names:
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
-    return book
 
 
 def test_tokens_are_kept_only_hashed(tmp_path: Path) -> None:

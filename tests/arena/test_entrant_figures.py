@@ -12,14 +12,7 @@ from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.service import Arena
 
-
-def playing(tmp_path: Path, *names: str) -> Book:
-    """A book in which each of ``names`` has one accepted version (ids 1, 2, ...)."""
-    book = Book.open(tmp_path / "a.sqlite")
-    for name in names:
-        book.invite(name)
-        book.judged(book.submit(name).id, True, "ok", "./bot")
-    return book
+from ..support.arena import playing
 
 
 def test_a_version_s_history_keeps_one_point_a_period(tmp_path: Path) -> None:

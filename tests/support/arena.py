@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from leastscore.arena.book import Book
 from leastscore.seats.sandbox import seal_problem
 
 from .cli import leastscore
@@ -135,3 +136,12 @@ def start_scheduler() -> tuple[subprocess.Popen[str], str]:
             threading.Thread(target=process.stderr.read, daemon=True).start()
             return process, address
     raise AssertionError(f"no scheduler: it exited with {process.wait()}")
+
+
+def playing(tmp_path: Path, *names: str) -> Book:
+    """A book in which each of ``names`` has one accepted version (ids 1, 2, ...)."""
+    book = Book.open(tmp_path / "a.sqlite")
+    for name in names:
+        book.invite(name)
+        book.judged(book.submit(name).id, True, "ok", "./bot")
+    return book
