@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leastscore.about import private_folder
+from leastscore.heap import HeapTrimmer
 
 from .book import Book, Submission
 from .config import ArenaConfig
@@ -38,6 +39,9 @@ log = logging.getLogger("leastscore.arena")
 
 IDLE = 1.0
 """Seconds a loop with nothing to do waits before it looks at the book again."""
+TRIM_EVERY = 10.0
+"""Seconds between hand-backs of freed memory to the system (``leastscore.heap``):
+with them, the arena's resident memory is what it holds, not its busiest hour's."""
 INTERVALS_EVERY = 5.0
 """Seconds between two bootstraps of the intervals: the ratings are fitted again after
 every table, the intervals (a hundred times the work) at most this often."""
@@ -267,6 +271,9 @@ class Arena:
     async def run(self) -> None:
         """The intake and ``tables_at_once`` table loops, until cancelled."""
         async with contextlib.AsyncExitStack() as stack:
+            heap = HeapTrimmer(asyncio.get_running_loop(), TRIM_EVERY)
+            heap.start()
+            stack.callback(heap.stop)
             cluster = None
             if self.cluster is not None:
                 from .cluster import Shipping, connect

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING
 
 from leastscore.protocol import ProtocolError, errors
 
+from leastscore.heap import HeapTrimmer
+
 from .config import ServerConfig
-from .heap import HeapTrimmer
 from .house.bots import HouseBots
 from .lan.announce import Announcer
 from .lobby.lobby import Lobby

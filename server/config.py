@@ -60,7 +60,7 @@ class ServerConfig:
     """Seconds a connection closed by the server (after a fatal error or ``bye``) waits
     for the client to close its side, reading and dropping what it sends, before it is cut."""
     trim_every: float = 10.0
-    """Seconds between hand-backs of freed memory to the system (``server.heap``; 0: never)."""
+    """Seconds between hand-backs of freed memory to the system (``leastscore.heap``; 0: never)."""
     hand_cache: int = LONG_RUN_HAND_CACHE
     """Hands the rules engine keeps worked out, per rules variant (about 0.9 KB each:
     some 4 MB instead of the engine's 110 MB). A server meets a hand a few times within

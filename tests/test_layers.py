@@ -14,8 +14,9 @@ together, and the arena plays its tables through the tournament, never the serve
 or the arena, which all import it for their pages; ``words`` (a typed move read, events
 told, in the players' language) stands beside them on ``game`` alone;
 
-``leastscore.about`` (the version, the data directory) and ``leastscore.lang``
-(the players' language) import nothing of the project and count as one part;
+``leastscore.about`` (the version, the data directory), ``leastscore.lang``
+(the players' language) and ``leastscore.heap`` (freed memory handed back) import
+nothing of the project and count as one part;
 ``game`` and ``protocol`` are pure and speak no language (they may not import
 ``leastscore.lang``: a reason the engine gives is an English ``Phrase`` that the
 edges translate); the seat layer knows no bot, server or
@@ -69,13 +70,13 @@ ROOMS: dict[str, list[str]] = {
     "server": ["records", "house", "lobby", "net", "lan", "web"],
 }
 """Folders split into rooms, each room importing only those before it."""
-FLOOR: dict[str, set[str]] = {"server": {"config", "heap"}}
+FLOOR: dict[str, set[str]] = {"server": {"config"}}
 """A roomed folder's loose modules below every room (settings, helpers of no room):
 any room may import them, and they import no room."""
 ROOF: dict[str, set[str]] = {"server": {"app", "cli", "entrants"}}
 """A roomed folder's loose modules above every room: the whole put together (the
 server, its command), which no room imports."""
-ABOUT = ("about", "lang")
+ABOUT = ("about", "lang", "heap")
 """The command's modules that any part may import: they import nothing of the project."""
 SILENT = {"game", "protocol"}
 """Parts that speak no language: they may not import ``leastscore.lang``."""

@@ -1,4 +1,4 @@
-"""Memory freed after a burst of load goes back to the system (``server.heap``).
+"""Memory freed after a burst of load goes back to the system (``leastscore.heap``).
 
 A server hit by a thousand connections each holding half a frame kept 60 MB more
 than it started with once they had all gone (``make fuzz`` reports it); glibc's
@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 from leastscore.server.app import Server
 from leastscore.server.config import ServerConfig
-from leastscore.server.heap import HeapTrimmer, malloc_trim
+
+from leastscore.heap import HeapTrimmer, malloc_trim
 
 from ..support.server import wait_for
 
 BURST = """
 import os
-from leastscore.server.heap import HeapTrimmer, malloc_trim
+from leastscore.heap import HeapTrimmer, malloc_trim
 
 def rss_mb():
     with open(f"/proc/{os.getpid()}/status") as f:
