@@ -18,7 +18,8 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-from leastscore.bots.check import CheckSettings, check_program
+from leastscore.bots.check import check_program
+from leastscore.bots.settings import CheckSettings
 from leastscore.seats.sandbox import Containment, hand_over
 
 from .config import ArenaConfig

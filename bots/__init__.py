@@ -3,21 +3,60 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .base import Bot
-from .ladder.counter import CounterBot
-from .ladder.expert import ExpertBot
-from .ladder.greedy import GreedyBot
-from .ladder.random_bot import RandomBot
 
-BUILTIN: dict[str, Callable[[int | None], Bot]] = {
-    "random": RandomBot,
-    "greedy": GreedyBot,
-    "counter": CounterBot,
-    "expert": ExpertBot,
+if TYPE_CHECKING:
+    from .ladder.counter import CounterBot
+    from .ladder.expert import ExpertBot
+    from .ladder.greedy import GreedyBot
+    from .ladder.random_bot import RandomBot
+
+_LADDER = {
+    "random": ("random_bot", "RandomBot"),
+    "greedy": ("greedy", "GreedyBot"),
+    "counter": ("counter", "CounterBot"),
+    "expert": ("expert", "ExpertBot"),
 }
+"""Each built-in level's module in ``bots.ladder`` and its class, weakest first."""
+
+
+class Levels(Mapping[str, Callable[[int | None], Bot]]):
+    """The built-in levels by name, each class imported when it is first asked for.
+
+    Why: a program started as ``leastscore bot run builtin:greedy --stdio`` (the
+    arena starts one for every match) should not pay for loading the searching
+    levels it does not play.
+    """
+
+    def __getitem__(self, level: str) -> Callable[[int | None], Bot]:
+        module, name = _LADDER[level]
+        made: Callable[[int | None], Bot] = getattr(
+            importlib.import_module(f".ladder.{module}", __name__), name
+        )
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_LADDER)
+
+    def __len__(self) -> int:
+        return len(_LADDER)
+
+
+BUILTIN = Levels()
+"""The built-in levels: ``BUILTIN["greedy"]`` is the class, called with a seed."""
+
+
+def __getattr__(name: str) -> Any:
+    """``CounterBot`` and the other level classes, imported on first use."""
+    for level, (_, cls) in _LADDER.items():
+        if cls == name:
+            return BUILTIN[level]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def builtin(spec: str) -> Callable[[int | None], Bot]:

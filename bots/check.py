@@ -27,7 +27,6 @@ from leastscore.protocol.plain import trace_line
 from leastscore.seats.core import Faults, Policy
 from leastscore.seats.driver import play_to_the_end
 from leastscore.seats.folders import Placed, place
-from leastscore.seats.limits import Limits, Mode
 from leastscore.seats.program import ProgramSeat, last_lines
 from leastscore.seats.sandbox import Containment
 from leastscore.seats.seat import Seat, SeatFailed
@@ -35,27 +34,7 @@ from leastscore.words.narrate import ordinal
 
 from . import make_bot
 from .seat import BotSeat
-
-
-@dataclass(frozen=True)
-class CheckSettings:
-    matches: int = 3
-    seats: int = 3
-    opponents: tuple[str, ...] = ("greedy", "random")
-    threshold: int = 50
-    move_time: float = 5.0
-    """Seconds a move may take before the automatic move is played (the tournament's)."""
-    budget: float = 1.0
-    """Moves slower than this are reported as slow, though they were in time."""
-    startup_time: float = 10.0
-    exit_time: float = 1.0
-    """Seconds it has to exit after ``bye`` before it is killed (and warned about)."""
-    max_faults: int = 5
-    """Faults in one match after which the program forfeits it (the tournament's)."""
-    seed: int = 1
-    sandbox: Mode = "auto"
-    """Contained as a tournament contains it (``--sandbox``), with the default limits."""
-    limits: Limits = field(default_factory=Limits)
+from .settings import CheckSettings
 
 
 @dataclass

@@ -11,8 +11,8 @@ import click
 from leastscore.protocol.address import parse_address
 from leastscore.seats.limits import MODES
 
-from .check import CheckSettings
 from .scaffold import LANGUAGES
+from .settings import CheckSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
