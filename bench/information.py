@@ -3,6 +3,7 @@ lowest total, and how far a searching player gets with guesses, with the others'
 hands, and with every card.
 
     python -m bench.information [--deals 30] [--matches 100] [--seed 600000] [--samples 16]
+                                [--threshold 100]
 
 **Calibration.** ``counter`` plays every seat of duplicate deals (4 seats, threshold
 100). Whenever a seat may declare with a total of 12 or less, its chance of holding
@@ -250,8 +251,11 @@ def ceiling(sight: str, matches: int, seed: int, samples: int, rules: Rules) -> 
 @click.option("--seed", default=600000, show_default=True, help="First deal seed.")
 @click.option("--samples", default=16, show_default=True, help="Guesses per close call.")
 @click.option("--sight", "sights", multiple=True, type=click.Choice(SIGHTS), help="[default: all]")
-def main(deals: int, matches: int, seed: int, samples: int, sights: tuple[str, ...]) -> None:
-    rules = Rules(threshold=100)
+@click.option("--threshold", default=100, show_default=True, help="Points that end a match.")
+def main(
+    deals: int, matches: int, seed: int, samples: int, sights: tuple[str, ...], threshold: int
+) -> None:
+    rules = Rules(threshold=threshold)
     start = time.perf_counter()
     calib = calibration(deals, seed, rules)
     click.echo(

@@ -74,7 +74,7 @@ def test_the_fair_searcher_never_reads_the_match() -> None:
 
 
 def test_the_bench_reports_calibration_and_every_ceiling() -> None:
-    args = ["--deals", "1", "--matches", "2", "--samples", "2", "--seed", "5"]
+    args = ["--deals", "1", "--matches", "2", "--samples", "2", "--seed", "5", "--threshold", "25"]
     result = CliRunner().invoke(information_main, args)
     assert result.exit_code == 0, result.output
     report = json.loads(result.output.strip().splitlines()[-1])

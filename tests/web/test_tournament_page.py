@@ -36,6 +36,7 @@ def played_tournament(tmp_path: Path, field: dict[str, str] | None = None) -> Pa
     done = tournament(
         *entrants,
         "--seats=3",
+        "--threshold=40",
         "--deals=2",
         "--seed=5",
         "--workers=1",
