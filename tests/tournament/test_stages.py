@@ -26,7 +26,15 @@ STAGES = [
 
 def contest(*extra: str) -> dict:
     done = tournament(
-        *FIELD, *STAGES, ROOMY, "--seats=4", "--seed=5", "--quiet", *extra, timeout=300
+        *FIELD,
+        *STAGES,
+        ROOMY,
+        "--seats=4",
+        "--threshold=50",
+        "--seed=5",
+        "--quiet",
+        *extra,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     return done
@@ -81,7 +89,9 @@ def test_the_table_says_each_stage_rule_and_whom_it_cut() -> None:
 
 
 def contest_of(field: list[str], *stages: str) -> subprocess.CompletedProcess[str]:
-    done = tournament(*field, *stages, ROOMY, "--seats=4", "--seed=5", "--quiet", timeout=300)
+    done = tournament(
+        *field, *stages, ROOMY, "--seats=4", "--threshold=20", "--seed=5", "--quiet", timeout=300
+    )
     assert done.returncode == 0, done.stderr
     return done
 
