@@ -70,13 +70,15 @@ def standings(tables: Sequence[PlayedTable], seated: Sequence[Seated], path: Pat
     return [(r.author, round(r.rating, 9), r.matches, r.faults) for r in rows]
 
 
-def play_here(seated: list[Seated], tmp_path: Path) -> list[PlayedTable]:
+def play_here(
+    seated: list[Seated], tmp_path: Path, seeds: Sequence[int] = SEEDS
+) -> list[PlayedTable]:
     async def run() -> list[PlayedTable]:
         tables = Tables(CONFIG, tmp_path / "programs")
         try:
             return [
                 await tables.play(seated, seated, seed, tmp_path / "tables" / str(seed))
-                for seed in SEEDS
+                for seed in seeds
             ]
         finally:
             await tables.close()
@@ -163,7 +165,7 @@ def test_a_worker_killed_mid_table_loses_only_that_try(tmp_path: Path) -> None:
     from leastscore.arena.cluster import ClusterTables
 
     seated = entrants(tmp_path)
-    here = play_here(seated, tmp_path / "here")[:2]
+    here = play_here(seated, tmp_path / "here", SEEDS[:2])
 
     async def there(address: str, west: subprocess.Popen[bytes]) -> list[PlayedTable]:
         async with contextlib.AsyncExitStack() as stack:
