@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import logging
 import sys
 from collections.abc import Callable
-
-log = logging.getLogger("leastscore.server")
 
 
 def malloc_trim() -> Callable[[], int] | None:
