@@ -1,0 +1,64 @@
+"""The Bradley-Terry fit behind every rating: the maximum-likelihood estimate, checked
+by the equations that define it, and loaded without what it does not need."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from leastscore.tournament.pure.rating import ELO, PRIOR, bradley_terry, fit
+
+
+def likeliest(wins: np.ndarray, strengths: np.ndarray) -> np.ndarray:
+    """How far each entrant is from the likelihood's top: its wins, less the wins the
+    strengths expect of it (all zero at the maximum-likelihood estimate)."""
+    p = np.exp(strengths)
+    games = wins + wins.T
+    expected = games * p[:, np.newaxis] / (p[:, np.newaxis] + p[np.newaxis, :])
+    return wins.sum(axis=1) - expected.sum(axis=1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 9, 40])
+def test_the_fit_is_the_likeliest_strengths(n: int) -> None:
+    random = np.random.default_rng(n)
+    for _ in range(10):
+        wins = random.integers(0, 60, (n, n)) * random.random((n, n)) ** 3
+        np.fill_diagonal(wins, 0)
+        wins = wins + PRIOR * (1 - np.eye(n))  # as ``fit`` adds it
+        strengths = bradley_terry(wins)
+        assert abs(strengths.mean()) < 1e-12
+        assert np.abs(likeliest(wins, strengths)).max() < 1e-6 * wins.sum()
+
+
+def test_two_entrants_have_the_log_odds_of_their_wins() -> None:
+    """Ahead 7 times and behind 3 (14 and 6 half-wins): 7.5 to 3.5 with the virtual
+    draw, so the gap is log(7.5 / 3.5) in strength, 400 log10 of it in Elo."""
+    low, high = fit(2, {(0, 1): 6, (1, 0): 14})
+    assert high - low == pytest.approx(ELO * math.log(7.5 / 3.5), abs=1e-9)
+    assert low + high == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_disconnected_field_is_refused_not_guessed() -> None:
+    """Without the prior, one entrant that never lost has no finite strength."""
+    with pytest.raises(ArithmeticError, match="never beaten"):
+        bradley_terry(np.array([[0.0, 3.0], [0.0, 0.0]]), max_iter=50)
+
+
+def test_a_fit_loads_neither_scipy_nor_threads_for_numpy() -> None:
+    """``scipy.stats`` (through a library's fit) cost a second of CPU per tournament;
+    and numpy's linear algebra runs on one thread, with the environment put back."""
+    script = (
+        "import os, sys\n"
+        "from leastscore.tournament.pure.rating import THREADS, fit, intervals\n"
+        "fit(3, {(0, 1): 2, (1, 2): 2}); intervals(2, [{(0, 1): 2}, {(1, 0): 2}])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'choix')))\n"
+        "print([name for name in THREADS if name in os.environ])\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.splitlines() == ["[]", "[]"]
