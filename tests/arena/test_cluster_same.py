@@ -30,7 +30,8 @@ from leastscore.tournament.pure.results import MatchResult, decode_result
 
 # limits: the same with or without bubblewrap; the programs are the built-in levels
 CONFIG = ArenaConfig(seats=3, threshold=50, sandbox="limits", check_matches=1)
-SEEDS = (11, 12, 13)
+SEEDS = (11, 12)
+"""A table for each worker."""
 DASK = str(Path(sys.executable).with_name("dask"))
 
 
@@ -70,15 +71,22 @@ def standings(tables: Sequence[PlayedTable], seated: Sequence[Seated], path: Pat
     return [(r.author, round(r.rating, 9), r.matches, r.faults) for r in rows]
 
 
-def play_here(
-    seated: list[Seated], tmp_path: Path, seeds: Sequence[int] = SEEDS
-) -> list[PlayedTable]:
+@pytest.fixture(scope="module")
+def seated(tmp_path_factory: pytest.TempPathFactory) -> list[Seated]:
+    return entrants(tmp_path_factory.mktemp("entrants"))
+
+
+@pytest.fixture(scope="module")
+def here(seated: list[Seated], tmp_path_factory: pytest.TempPathFactory) -> list[PlayedTable]:
+    """Each seed's table played here, as the arena plays it without a cluster."""
+    folder = tmp_path_factory.mktemp("here")
+
     async def run() -> list[PlayedTable]:
-        tables = Tables(CONFIG, tmp_path / "programs")
+        tables = Tables(CONFIG, folder / "programs")
         try:
             return [
-                await tables.play(seated, seated, seed, tmp_path / "tables" / str(seed))
-                for seed in seeds
+                await tables.play(seated, seated, seed, folder / "tables" / str(seed))
+                for seed in SEEDS
             ]
         finally:
             await tables.close()
@@ -122,14 +130,13 @@ def started(home: Path) -> bool:
 
 
 @pytest.mark.timeout(300)
-def test_a_cluster_plays_the_tables_local_play_plays(tmp_path: Path) -> None:
+def test_a_cluster_plays_the_tables_local_play_plays(
+    seated: list[Seated], here: list[PlayedTable], tmp_path: Path
+) -> None:
     """Each seed's table, played here and on the cluster (one slot per worker), gives the
     same matches and the same leaderboard; the workers unpacked the versions in their
     own folders, and the logs and each author's stderr came back."""
     from leastscore.arena.cluster import ClusterTables
-
-    seated = entrants(tmp_path)
-    here = play_here(seated, tmp_path / "here")
 
     async def there(address: str) -> list[PlayedTable]:
         async with contextlib.AsyncExitStack() as stack:
@@ -158,14 +165,13 @@ def test_a_cluster_plays_the_tables_local_play_plays(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(300)
-def test_a_worker_killed_mid_table_loses_only_that_try(tmp_path: Path) -> None:
+def test_a_worker_killed_mid_table_loses_only_that_try(
+    seated: list[Seated], here: list[PlayedTable], tmp_path: Path
+) -> None:
     """``west`` is killed (-9) once its table's first match has begun: Dask plays that
     table again on ``east`` from its start with the same seed, so it comes back whole
     and as local play has it; the table ``east`` was playing is not touched."""
     from leastscore.arena.cluster import ClusterTables
-
-    seated = entrants(tmp_path)
-    here = play_here(seated, tmp_path / "here", SEEDS[:2])
 
     async def there(address: str, west: subprocess.Popen[bytes]) -> list[PlayedTable]:
         async with contextlib.AsyncExitStack() as stack:
@@ -178,7 +184,7 @@ def test_a_worker_killed_mid_table_loses_only_that_try(tmp_path: Path) -> None:
                         seated, seated, seed, tmp_path / "there/tables" / str(seed)
                     )
                 )
-                for name, seed in (("west", SEEDS[0]), ("east", SEEDS[1]))
+                for name, seed in zip(("west", "east"), SEEDS, strict=True)
             ]
             deadline = time.monotonic() + 120
             while not started(tmp_path / "west") and time.monotonic() < deadline:
