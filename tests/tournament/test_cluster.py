@@ -278,7 +278,9 @@ def test_programs_on_the_workers_are_contained_as_local_ones_are(
     assert not outside.exists()
 
 
-def test_what_programs_write_on_stderr_is_kept_by_the_runner(tmp_path: Path) -> None:
+def test_what_programs_write_on_stderr_is_kept_by_the_runner(
+    cluster: distributed.LocalCluster, tmp_path: Path
+) -> None:
     """A worker's own folder goes with it: each batch brings its programs' stderr back
     to the runner's ``programs/`` (it was lost with Dask's temporary folder)."""
     out = tmp_path / "run"
@@ -286,7 +288,8 @@ def test_what_programs_write_on_stderr_is_kept_by_the_runner(tmp_path: Path) -> 
         *bots(g="builtin:greedy", p=program("good")),
         "--seats=2",
         "--deals=3",
-        "--cluster=local:2",
+        f"--cluster={cluster.scheduler_address}",
+        "--sandbox=limits",  # bubblewrap would keep its pid files in a private /tmp
         f"--out={out}",
     )
     assert done.returncode == 0, done.stderr
