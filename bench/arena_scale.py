@@ -2,7 +2,7 @@
 
     python -m bench.arena_scale [--entrants 100 --entrants 1000]
                                 [--matches 10000 --matches 100000 --matches 1000000]
-                                [--seats 4] [--repeat 5] [--max-stack-gb 4]
+                                [--seats 4] [--repeat 5]
 
 No program plays. Entrants with hidden true strengths (normal, standard deviation 1
 in the fit's log-strength: about 170 Elo) are invited and accepted, and tables are
@@ -21,8 +21,8 @@ entrants at a table are drawn at random. The book grows step by step (each
   ``floor_s``: the same rows fetched by a bare ``SELECT`` and not decoded;
 - ``add_table_ms``: one more table (``--seats`` matches) added to the ledger;
 - ``fit_s`` and ``intervals_s``: the ledger's rows without and with the bootstrap
-  intervals (``Ledger.rows``); the bootstrap is skipped when the units it stacks
-  would take more than ``--max-stack-gb`` (``intervals_s`` null);
+  intervals (``Ledger.rows``), and ``bootstrap_pairs``, the pairs the bootstrap
+  resamples (each unit's, at most ``UNITS`` units);
 - ``board_s``: the arena's board after one more table is written (``Arena.board``:
   the book read for what is new, the fit, no intervals);
 - ``next_table_us``: the matchmaker's choice of one table (``next_table``) from the
@@ -65,7 +65,7 @@ from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.matchmaker import Standing, next_table
 from leastscore.arena.service import Arena
-from leastscore.arena.standings import UNITS, Ledger
+from leastscore.arena.standings import Ledger
 from leastscore.arena.web import make_app
 from leastscore.tournament.pure.results import MatchResult, SeatResult, encode_result
 
@@ -205,8 +205,7 @@ def start_in_a_fresh_process(folder: Path) -> dict[str, float]:
     return figures
 
 
-def board_figures(arena: Arena, population: Population, repeat: int,
-                  max_stack_gb: float) -> dict[str, Any]:  # fmt: skip
+def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str, Any]:
     """The ledger's and the board's figures at this step (see the module's docstring)."""
     book = arena.book
     authors = {s.id: s.author for s in book.submissions()}
@@ -222,11 +221,7 @@ def board_figures(arena: Arena, population: Population, repeat: int,
     board = timed(arena.board)
     playing = book.playing()
     fit = timed(lambda: ledger.rows(playing, authors, with_intervals=False), repeat)
-    n = len(ledger.index)
-    stack_gb = min(len(ledger.units), UNITS) * n * n * 8 / 1e9
-    intervals = None
-    if stack_gb <= max_stack_gb:
-        intervals = timed(lambda: ledger.rows(playing, authors, with_intervals=True))
+    intervals = timed(lambda: ledger.rows(playing, authors, with_intervals=True))
     rows = arena.board()
     standings = [Standing(i, r.rating, r.width, r.matches) for i, r in enumerate(rows)]
     rng = random.Random(1)
@@ -236,8 +231,8 @@ def board_figures(arena: Arena, population: Population, repeat: int,
         "add_table_ms": round(add * 1000, 3),
         "board_s": round(board, 4),
         "fit_s": round(fit, 4),
-        "intervals_s": None if intervals is None else round(intervals, 3),
-        "stack_gb": round(stack_gb, 2),
+        "intervals_s": round(intervals, 3),
+        "bootstrap_pairs": sum(len(unit) for unit in ledger.units.values()),
         "next_table_us": round(choice / 100 * 1e6, 1),
         "choose_ms": round(choose * 1000, 2),
     }
@@ -292,8 +287,9 @@ def db_mb(folder: Path) -> float:
     return round(sum(f.stat().st_size for f in files if f.exists()) / 1e6, 1)
 
 
-def step(arena: Arena, population: Population, folder: Path, matches: int, repeat: int,
-         max_stack_gb: float) -> dict[str, Any]:  # fmt: skip
+def step(
+    arena: Arena, population: Population, folder: Path, matches: int, repeat: int
+) -> dict[str, Any]:
     """The book grown to ``matches`` matches, and every figure at that size."""
     (have,) = arena.book.db.execute("SELECT COUNT(*) FROM matches").fetchone()
     population.write(max(0, (matches - have) // population.seats))
@@ -301,7 +297,7 @@ def step(arena: Arena, population: Population, folder: Path, matches: int, repea
     figures["matches"] = arena.book.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
     figures["db_mb"] = db_mb(folder)
     figures["start"] = start_in_a_fresh_process(folder)
-    figures |= board_figures(arena, population, repeat, max_stack_gb)
+    figures |= board_figures(arena, population, repeat)
     figures |= entrant_figures(arena.book, population, repeat)
     figures |= asyncio.run(page_figures(arena, population.names[population.ids[0]], repeat))
     return figures
@@ -309,13 +305,13 @@ def step(arena: Arena, population: Population, folder: Path, matches: int, repea
 
 def say(f: dict[str, Any]) -> None:
     s = f["start"]
-    intervals = "skipped" if f["intervals_s"] is None else f"{f['intervals_s']} s"
     pages = ", ".join(f"{p} {ms} ms ({f['pages_to_floor'][p]}x)" for p, ms in f["pages_ms"].items())
     click.echo(
         f"{f['entrants']} entrants, {f['matches']:,} matches, {f['db_mb']} MB: start open "
         f"{s['open_s']} s, read {s['read_s']} s ({s['read_to_floor']}x a bare scan), add "
         f"{s['add_s']} s, +{s['peak_mb']} MB; a table adds in {f['add_table_ms']} ms; board "
-        f"{f['board_s']} s; fit {f['fit_s']} s; intervals {intervals}; next_table "
+        f"{f['board_s']} s; fit {f['fit_s']} s; intervals {f['intervals_s']} s "
+        f"({f['bootstrap_pairs']:,} pairs); next_table "
         f"{f['next_table_us']} us, choose {f['choose_ms']} ms; head-to-head "
         f"{f['head_to_head_ms']} ms ({f['opponents_met']} met), filtered matches "
         f"{f['filtered_ms']} ms, ratings noted {f['note_ratings_ms']} ms; pages {pages}",
@@ -356,11 +352,9 @@ def _flat(figures: dict[str, Any]) -> dict[str, Any]:
               help="Matches at each step (default 10,000, 100,000 and 1,000,000).")  # fmt: skip
 @click.option("--seats", default=4, show_default=True, help="Players at a table.")
 @click.option("--repeat", default=5, show_default=True, help="Runs of each figure (the best).")
-@click.option("--max-stack-gb", default=4.0, show_default=True,
-              help="Skip the bootstrap when its stacked units would take more.")  # fmt: skip
 @click.option("--start-of", type=click.Path(path_type=Path), hidden=True)
 def main(entrants: tuple[int, ...], matches: tuple[int, ...], seats: int, repeat: int,
-         max_stack_gb: float, start_of: Path | None) -> None:  # fmt: skip
+         start_of: Path | None) -> None:  # fmt: skip
     if start_of is not None:
         click.echo(json.dumps(start_figures(start_of)))
         return
@@ -372,7 +366,7 @@ def main(entrants: tuple[int, ...], matches: tuple[int, ...], seats: int, repeat
             arena = Arena(folder, ArenaConfig(seats=seats))
             population = Population(arena.book, folder, n, seats, seed=n)
             for m in sorted(matches or (10_000, 100_000, 1_000_000)):
-                steps.append(step(arena, population, folder, m, repeat, max_stack_gb))
+                steps.append(step(arena, population, folder, m, repeat))
                 say(steps[-1])
             arena.book.close()
     result = {
