@@ -263,8 +263,9 @@ class Arena:
 
     async def _idle(self) -> None:
         self.changed.clear()
-        try:
-            await asyncio.wait_for(self.changed.wait(), IDLE)
+        try:  # not wait_for: in Python 3.11 it drops a cancel that comes with the wake-up
+            async with asyncio.timeout(IDLE):
+                await self.changed.wait()
         except TimeoutError:
             self._board = None  # another process may have written the book
 

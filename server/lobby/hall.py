@@ -104,8 +104,9 @@ class Hall:
             if remaining <= 0:
                 return False
             self._changed.clear()
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
+            try:  # not wait_for: in Python 3.11 it drops a cancel that comes with the wake-up
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
             except TimeoutError:
                 return player.connected
         return True

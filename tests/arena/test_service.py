@@ -201,3 +201,18 @@ async def test_a_built_in_level_entered_as_a_reference_is_checked_and_plays(
             await intake
     assert judged.state == "accepted", judged.log
     assert arena.book.playing()["greedy-ref"].version == 1
+
+
+async def test_the_intake_ends_when_cancelled_as_it_is_woken(tmp_path: Path) -> None:
+    """A poke and a cancel in the same turn of the loop (a verdict written as the arena
+    stops): the intake ends. ``asyncio.wait_for`` of Python 3.11 returned the wake-up
+    and dropped the cancel, and the intake idled on for ever."""
+    arena = Arena(tmp_path, ArenaConfig(seats=2))
+    intake = asyncio.ensure_future(arena.intake())
+    for _ in range(5):
+        await asyncio.sleep(0)  # into its idle wait
+    arena.poke()
+    intake.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(5):
+            await intake
