@@ -71,7 +71,7 @@ def fit(n: int, pairs: Mapping[tuple[int, int], int]) -> list[float]:
     """The Elo ratings of ``n`` entrants from their pairs, centred on 0."""
     if n < 2:
         return [0.0] * n
-    return _fit(_matrix(n, pairs))
+    return [float(s) * ELO for s in _likeliest(_matrix(n, pairs))]
 
 
 def intervals(
@@ -95,15 +95,14 @@ def intervals(
     columns = np.array(pairs, dtype=float).reshape(-1, 3)  # whole numbers: exact
     unit_of, cell = columns[:, 0].astype(np.intp), columns[:, 1].astype(np.intp)
     wins_of = columns[:, 2] / 2
-    prior = PRIOR * (1 - np.eye(n))
     everything = np.bincount(cell, weights=wins_of, minlength=n * n).reshape(n, n)
-    start = np.exp(bradley_terry(everything + prior))
+    start = np.exp(_likeliest(everything))
     random = np.random.default_rng(BOOTSTRAP_SEED)
     table = []
     for _ in range(draws):
         drawn = np.bincount(random.integers(0, len(units), len(units)), minlength=len(units))
         wins = np.bincount(cell, weights=drawn[unit_of] * wins_of, minlength=n * n)
-        table.append(bradley_terry(wins.reshape(n, n) + prior, start=start) * ELO)
+        table.append(_likeliest(wins.reshape(n, n), start) * ELO)
     low, high = np.percentile(np.array(table), [2.5, 97.5], axis=0)
     return [(float(a), float(b)) for a, b in zip(low, high, strict=True)]
 
@@ -126,7 +125,7 @@ def _load_numpy() -> None:
 
 
 def _matrix(n: int, pairs: Mapping[tuple[int, int], int]) -> np.ndarray:
-    _load_numpy()
+    _load_numpy()  # the first numpy a fit needs
     import numpy as np
 
     matrix = np.zeros((n, n))
@@ -135,12 +134,11 @@ def _matrix(n: int, pairs: Mapping[tuple[int, int], int]) -> np.ndarray:
     return matrix
 
 
-def _fit(matrix: np.ndarray) -> list[float]:
-    _load_numpy()
+def _likeliest(wins: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """The log-strengths of ``wins`` with the prior's virtual draw between every two."""
     import numpy as np
 
-    with_prior = matrix + PRIOR * (1 - np.eye(len(matrix)))
-    return [float(s) * ELO for s in bradley_terry(with_prior)]
+    return bradley_terry(wins + PRIOR * (1 - np.eye(len(wins))), start=start)
 
 
 def bradley_terry(
@@ -164,17 +162,18 @@ def bradley_terry(
     n = len(wins)
     weights: np.ndarray = np.ones(n) if start is None else start * (n / start.sum())
     previous: np.ndarray = np.zeros(n)
+    target = np.zeros(n)
+    target[-1] = n  # the weights w with w @ chain = 0, summing to n
     for _ in range(max_iter):
         chain = wins.T / (weights[np.newaxis, :] + weights[:, np.newaxis])
         chain -= np.diag(chain.sum(axis=1))
-        balance = chain.T.copy()  # the weights w with w @ chain = 0, summing to n
+        balance = chain.T.copy()
         balance[-1, :] = 1.0
-        target = np.zeros(n)
-        target[-1] = n
         weights = np.linalg.solve(balance, target)
         if not np.all(weights > 0):
             raise ArithmeticError("no ratings: some entrant was never beaten, or never won")
-        strengths: np.ndarray = np.log(weights) - np.log(weights).mean()
+        logs = np.log(weights)
+        strengths: np.ndarray = logs - logs.mean()
         if np.abs(strengths - previous).sum() <= tol * n:
             return strengths
         previous = strengths
