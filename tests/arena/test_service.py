@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from leastscore.arena import service
@@ -203,14 +203,26 @@ async def test_a_built_in_level_entered_as_a_reference_is_checked_and_plays(
     assert arena.book.playing()["greedy-ref"].version == 1
 
 
+class Watched(asyncio.Event):
+    """An event that says when someone waits on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = asyncio.Event()
+
+    async def wait(self) -> Literal[True]:
+        self.waited.set()
+        return await super().wait()
+
+
 async def test_the_intake_ends_when_cancelled_as_it_is_woken(tmp_path: Path) -> None:
     """A poke and a cancel in the same turn of the loop (a verdict written as the arena
     stops): the intake ends. ``asyncio.wait_for`` of Python 3.11 returned the wake-up
     and dropped the cancel, and the intake idled on for ever."""
     arena = Arena(tmp_path, ArenaConfig(seats=2))
+    arena.changed = watched = Watched()
     intake = asyncio.ensure_future(arena.intake())
-    for _ in range(5):
-        await asyncio.sleep(0)  # into its idle wait
+    await watched.waited.wait()  # the intake is in its idle wait
     arena.poke()
     intake.cancel()
     with pytest.raises(asyncio.CancelledError):
