@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -56,7 +57,7 @@ def started(
     stderr: Any = subprocess.PIPE,
 ) -> subprocess.Popen[str]:
     """``leastscore ARGS`` started and left running (a server, a run to kill): the
-    caller reads its output and ends it (``stop``)."""
+    caller reads its output and ends it (``stop``, or Ctrl-C as at a terminal)."""
     return subprocess.Popen(
         [*COMMAND, *args],
         stdout=stdout,
@@ -64,7 +65,15 @@ def started(
         text=True,
         cwd=cwd,
         env=environment(env),
+        preexec_fn=hears_ctrl_c,
     )
+
+
+def hears_ctrl_c() -> None:
+    """In a started command, before it runs: SIGINT as a terminal delivers it. A shell
+    starts a background job (``nohup make test &``) with SIGINT ignored, every process
+    under it inherits that, and a command would never hear the SIGINT a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop(proc: subprocess.Popen[Any], timeout: float = 60) -> int:

@@ -4,13 +4,11 @@ complete)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import signal
 import subprocess
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,27 +32,14 @@ def read_until(proc: subprocess.Popen[str], pattern: str) -> re.Match[str]:
     raise AssertionError(f"{pattern!r} never came; it said:\n{''.join(said)}")
 
 
-@contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """What is started inside hears Ctrl-C, as at a terminal: a shell starts a background
-    job (``nohup make test &``) with SIGINT ignored, and every process under it inherits
-    that, so the command would never see the SIGINT this test sends."""
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
 def test_the_final_report_stays_served_until_ctrl_c(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    with interruptible():
-        proc = started(
-            "tournament", *bots(a="builtin:greedy", b="builtin:random"),
-            "--seats=2", "--deals=2", "--seed=3", "--workers=1", "--web=127.0.0.1:0",
-            "--quiet", f"--out={out}",
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+    proc = started(
+        "tournament", *bots(a="builtin:greedy", b="builtin:random"),
+        "--seats=2", "--deals=2", "--seed=3", "--workers=1", "--web=127.0.0.1:0",
+        "--quiet", f"--out={out}",
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
     try:
         live = read_until(proc, r"the tournament live at (http://127\.0\.0\.1:\d+/)").group(1)
         final = read_until(proc, r"the final standings stay at (\S+) until Ctrl-C").group(1)
