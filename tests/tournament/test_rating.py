@@ -4,6 +4,7 @@ by the equations that define it, and loaded without what it does not need."""
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ RECORDED = [(-68.721538, 253.267865), (-152.025571, 124.705216), (-224.429167, 6
 """Three entrants' intervals from six deals, as choix's fit and a matrix a unit gave them."""
 
 
-def likeliest(wins: np.ndarray, strengths: np.ndarray) -> np.ndarray:
+def unexplained(wins: np.ndarray, strengths: np.ndarray) -> np.ndarray:
     """How far each entrant is from the likelihood's top: its wins, less the wins the
     strengths expect of it (all zero at the maximum-likelihood estimate)."""
     p = np.exp(strengths)
@@ -33,7 +34,7 @@ def test_the_fit_is_the_likeliest_strengths(n: int) -> None:
         wins = wins + PRIOR * (1 - np.eye(n))  # as ``fit`` adds it
         strengths = bradley_terry(wins)
         assert abs(strengths.mean()) < 1e-12
-        assert np.abs(likeliest(wins, strengths)).max() < 1e-6 * wins.sum()
+        assert np.abs(unexplained(wins, strengths)).max() < 1e-6 * wins.sum()
 
 
 def test_two_entrants_have_the_log_odds_of_their_wins() -> None:
@@ -60,7 +61,7 @@ def test_a_fit_loads_neither_scipy_nor_threads_for_numpy() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'choix')))\n"
         "print([name for name in THREADS if name in os.environ])\n"
     )
-    env = {k: v for k, v in __import__("os").environ.items() if not k.endswith("_NUM_THREADS")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
