@@ -85,6 +85,8 @@ class Ledger:
         self.totals: Pairs = {}
         self.matches: list[int] = []
         self.faults: list[int] = []
+        self.ratings: list[float] = []
+        """The last fit's ratings, by index: the next fit starts from them."""
 
     def who(self, submission: int, authors_of: Mapping[int, str]) -> int:
         """The entrant a submission's results count for (its index, made on first sight)."""
@@ -110,6 +112,17 @@ class Ledger:
                 self.matches[i] += 1
                 self.faults[i] += faults
 
+    def frozen(self) -> Ledger:
+        """A copy of the ledger as it is now, for a bootstrap in another thread while
+        this one goes on adding tables."""
+        copy = Ledger(self.new_version)
+        copy.index = dict(self.index)
+        copy.units = {t: dict(unit) for t, unit in self.units.items()}
+        copy.totals = dict(self.totals)
+        copy.matches, copy.faults = list(self.matches), list(self.faults)
+        copy.ratings = list(self.ratings)
+        return copy
+
     def rows(
         self,
         playing: Mapping[str, Submission],
@@ -121,7 +134,7 @@ class Ledger:
         None) it is the fit alone, a hundred times cheaper than the bootstrap."""
         at = {author: self.who(sub.id, authors_of) for author, sub in playing.items()}
         n = len(self.index)
-        ratings = fit(n, self.totals)
+        ratings = self.ratings = fit(n, self.totals, self.ratings)
         tables = [self.units[t] for t in sorted(self.units)]
         spans = intervals(n, tables) if with_intervals else None
         rows = []

@@ -20,9 +20,12 @@ entrants at a table are drawn at random. The book grows step by step (each
   peak resident memory over what it held before (``peak_mb``); its floor,
   ``floor_s``: the same rows fetched by a bare ``SELECT`` and not decoded;
 - ``add_table_ms``: one more table (``--seats`` matches) added to the ledger;
-- ``fit_s`` and ``intervals_s``: the ledger's rows without and with the bootstrap
-  intervals (``Ledger.rows``), and ``bootstrap_pairs``, the pairs the bootstrap
-  resamples (each unit's, at most ``UNITS`` units);
+- ``fit_s``: the ledger's rows without intervals (``Ledger.rows``, the fit alone);
+  ``intervals_s``: the arena's bootstrap (``Arena.bootstrap``, in a thread), with
+  ``frozen_ms`` the copy of the ledger it starts from (``Ledger.frozen``, on the
+  event loop), ``loop_stall_ms`` the longest the event loop waited for a turn
+  during the bootstrap, and ``bootstrap_pairs``, the pairs the bootstrap resamples
+  (each unit's, at most ``UNITS`` units);
 - ``board_s``: the arena's board after one more table is written (``Arena.board``:
   the book read for what is new, the fit, no intervals);
 - ``next_table_us``: the matchmaker's choice of one table (``next_table``) from the
@@ -205,23 +208,42 @@ def start_in_a_fresh_process(folder: Path) -> dict[str, float]:
     return figures
 
 
+async def bootstrap_figures(arena: Arena) -> tuple[float, float]:
+    """How long ``Arena.bootstrap`` takes, and the longest the event loop waited for a
+    turn meanwhile (a task asks for one every millisecond)."""
+    longest = 0.0
+
+    async def ticking() -> None:
+        nonlocal longest
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(0.001)
+            longest = max(longest, time.perf_counter() - before - 0.001)
+
+    ticker = asyncio.create_task(ticking())
+    began = time.perf_counter()
+    await arena.bootstrap()
+    took = time.perf_counter() - began
+    ticker.cancel()
+    return took, longest
+
+
 def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str, Any]:
     """The ledger's and the board's figures at this step (see the module's docstring)."""
     book = arena.book
     authors = {s.id: s.author for s in book.submissions()}
     arena.poke()
-    arena._spans_at = math.inf  # the fit alone, as between two bootstraps
     arena.board()  # the ledger catches up with the step's tables
     ledger = arena._ledger
     population.one_table()
     new = book.played("m.id > ?", (arena._last_match,))
     add = timed(lambda: Ledger().add(new, authors), repeat)  # the table's own work
     arena.poke()
-    arena._spans_at = time.monotonic()
     board = timed(arena.board)
     playing = book.playing()
     fit = timed(lambda: ledger.rows(playing, authors, with_intervals=False), repeat)
-    intervals = timed(lambda: ledger.rows(playing, authors, with_intervals=True))
+    frozen = timed(ledger.frozen, repeat)
+    intervals, stall = asyncio.run(bootstrap_figures(arena))
     rows = arena.board()
     standings = [Standing(i, r.rating, r.width, r.matches) for i, r in enumerate(rows)]
     rng = random.Random(1)
@@ -232,6 +254,8 @@ def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str
         "board_s": round(board, 4),
         "fit_s": round(fit, 4),
         "intervals_s": round(intervals, 3),
+        "frozen_ms": round(frozen * 1000, 2),
+        "loop_stall_ms": round(stall * 1000, 1),
         "bootstrap_pairs": sum(len(unit) for unit in ledger.units.values()),
         "next_table_us": round(choice / 100 * 1e6, 1),
         "choose_ms": round(choose * 1000, 2),

@@ -4,13 +4,17 @@ head-to-head record against each opponent met."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 
 import msgspec
 import pytest
+from leastscore.arena import standings
 from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.service import Arena
+from leastscore.tournament.pure.rating import Pairs, intervals
 
 from ..support.arena import playing
 
@@ -64,21 +68,58 @@ def table(book: Book, seated: list[tuple[int, str]], matches: list[list[dict[str
     return table_id
 
 
-def test_the_arena_notes_each_bootstrap_in_the_history(tmp_path: Path) -> None:
+def two_playing(tmp_path: Path, firsts: str) -> Arena:
+    """An arena where ann and bo played a table a letter of ``firsts``, the winner's."""
     arena = Arena(tmp_path, ArenaConfig(seats=2))
     for name in ("ann", "bo"):
         arena.book.invite(name)
         arena.book.judged(arena.book.submit(name).id, True, "ok", "./bot")
-    for first in ("ann", "ann", "bo", "ann"):
-        places = [seat(1, "ann"), seat(2, "bo")] if first == "ann" else [seat(2, "ann"),
-                                                                         seat(1, "bo")]  # fmt: skip
-        table(arena.book, [(1, "ann"), (2, "bo")], [places])
-    rows = {r.author: r for r in arena.board()}  # the first board bootstraps
+    for first in firsts:
+        ann, bo = (1, 2) if first == "a" else (2, 1)
+        table(arena.book, [(1, "ann"), (2, "bo")], [[seat(ann, "ann"), seat(bo, "bo")]])
+    return arena
+
+
+async def test_the_arena_notes_each_bootstrap_in_the_history(tmp_path: Path) -> None:
+    arena = two_playing(tmp_path, "aaba")
+    assert [r.low for r in arena.board()] == [None, None]  # nothing bootstrapped yet
+    await arena.bootstrap()
+    rows = {r.author: r for r in arena.board()}
     (point,) = arena.book.rating_history("ann")
     assert (point.rating, point.low, point.high) == (rows["ann"].rating, rows["ann"].low,
                                                      rows["ann"].high)  # fmt: skip
     assert point.low is not None and point.low <= point.rating <= (point.high or 0)
     assert point.matches == 4
+
+
+async def test_the_board_is_served_while_the_intervals_are_bootstrapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bootstrap (minutes, with a thousand entrants) works in a thread on a copy of
+    the ledger: meanwhile the event loop fits each new table and serves the board."""
+    arena = two_playing(tmp_path, "aaba")
+    begun, go_on = threading.Event(), threading.Event()
+
+    def held(n: int, units: list[Pairs]) -> list[tuple[float, float]] | None:
+        begun.set()
+        go_on.wait(60)
+        return intervals(n, units)
+
+    monkeypatch.setattr(standings, "intervals", held)
+    bootstrap = asyncio.create_task(arena.bootstrap())
+    try:
+        assert await asyncio.to_thread(begun.wait, 60)
+        table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
+        arena.poke()
+        assert [(r.matches, r.low) for r in arena.board()] == [(5, None), (5, None)]
+    finally:
+        go_on.set()
+    await bootstrap
+    ann = next(r for r in arena.board() if r.author == "ann")
+    assert ann.matches == 5  # the bootstrap's copy had four
+    assert ann.low is not None and ann.low <= ann.rating <= (ann.high or 0)
+    (point,) = arena.book.rating_history("ann")
+    assert (point.rating, point.matches) == (ann.rating, 5)
 
 
 def three_tables(tmp_path: Path) -> Book:

@@ -45,6 +45,15 @@ def test_two_entrants_have_the_log_odds_of_their_wins() -> None:
     assert low + high == pytest.approx(0.0, abs=1e-9)
 
 
+def test_a_fit_started_from_an_earlier_one_ends_at_the_same_ratings() -> None:
+    """The arena fits again after each table from the last fit (``near``), and a
+    newcomer starts at 0: the same ratings as a fit from nothing."""
+    random = np.random.default_rng(7)
+    pairs = {(a, b): int(random.integers(0, 30)) for a in range(12) for b in range(12) if a != b}
+    earlier = fit(10, {(a, b): w for (a, b), w in pairs.items() if a < 10 and b < 10})
+    assert fit(12, pairs, near=earlier) == pytest.approx(fit(12, pairs), abs=1e-6)
+
+
 def test_a_disconnected_field_is_refused_not_guessed() -> None:
     """Without the prior, one entrant that never lost has no finite strength."""
     with pytest.raises(ArithmeticError, match="never beaten"):
