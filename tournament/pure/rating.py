@@ -92,16 +92,18 @@ def intervals(
     few pairs of its tables (12 a four-seat table), and as ``n`` by ``n`` matrices a
     resample added up ``n * n`` numbers a unit (the matrices took 8 GB for 1,000
     entrants and 1,000 units). Each resample weighs each pair by how often its unit
-    was drawn, and each refit starts from the ratings of all the results, near its own."""
+    was drawn, and each refit starts from the ratings of all the results, near its own.
+    The list is made a unit at a time: numpy holds the interpreter while it reads a
+    Python list, and a bootstrap in a thread must not hold up the rest for long."""
     _load_numpy()
     import numpy as np
 
     if n < 2 or len(units) < 2:
         return None
-    pairs = [(u, a * n + b, w) for u, unit in enumerate(units) for (a, b), w in unit.items()]
-    columns = np.array(pairs, dtype=float).reshape(-1, 3)  # whole numbers: exact
-    unit_of, cell = columns[:, 0].astype(np.intp), columns[:, 1].astype(np.intp)
-    wins_of = columns[:, 2] / 2
+    cells = [np.array([a * n + b for a, b in unit], dtype=np.intp) for unit in units]
+    halves = [np.fromiter(unit.values(), dtype=float, count=len(unit)) for unit in units]
+    unit_of = np.repeat(np.arange(len(units)), [len(unit) for unit in units])
+    cell, wins_of = np.concatenate(cells), np.concatenate(halves) / 2
     everything = np.bincount(cell, weights=wins_of, minlength=n * n).reshape(n, n)
     start = np.exp(_likeliest(everything))
     random = np.random.default_rng(BOOTSTRAP_SEED)
