@@ -37,7 +37,7 @@ class Server:
 
     def __init__(self, config: ServerConfig | None = None) -> None:
         self.config = config or ServerConfig()
-        self.loop = asyncio.get_event_loop_policy().get_event_loop()
+        self.loop = asyncio.get_running_loop()  # made in the loop it serves from
         # The database first: a file it refuses (StoreError) leaves nothing started.
         self.store = AsyncStore(self.config.db, self.config.recover) if self.config.db else None
         if self.store is not None and self.store.interrupted:

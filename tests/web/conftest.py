@@ -4,10 +4,15 @@ Playwright drives the system's ``chromium`` (never a downloaded one). Without ei
 the tests are skipped and say why. Set ``LEASTSCORE_SCREENSHOTS`` to a folder to have
 the tests save the pictures docs/playing.md shows.
 
+One Chromium serves every browser test of a test process (starting it and its driver
+costs a CPU second), and each test's contexts and pages are closed after it, so the
+next test starts as in a new browser. The async tests here share the browser's event
+loop (the session's): Playwright's objects belong to the loop that made them.
+
 Every call to the browser is bounded (see ``tests.support.browser``), and so is a
-browser test as a whole: it fails a little before its pytest-timeout, in its own
-event loop, saying the line it was at and what each page showed, so that the browser
-is closed and the next test starts clean instead of the worker being killed.
+browser test as a whole: it fails a little before its pytest-timeout, saying the line
+it was at and what each page showed, so that its pages are closed and the next test
+starts clean instead of the worker being killed.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from ..support.browser import Bounded, pages_shown
 
@@ -29,12 +35,15 @@ CHROMIUM = next(
     (p for p in (os.environ.get("CHROMIUM"), shutil.which("chromium")) if p and Path(p).exists()),
     None,
 )
+HERE = Path(__file__).parent
 MARGIN = 15.0
 """Seconds before its pytest-timeout at which a browser test is failed here."""
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Bounded]:
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Any]:
+    """One Chromium for every browser test a test process runs: starting the driver and
+    the browser costs a CPU second, and each test gets pages of its own (``browser``)."""
     if CHROMIUM is None:
         pytest.skip("no browser: install Debian's chromium (apt-get install chromium)")
     try:
@@ -46,7 +55,7 @@ async def browser() -> AsyncIterator[Bounded]:
             executable_path=CHROMIUM, args=["--no-sandbox"], timeout=60_000
         )
         try:
-            yield Bounded(chromium, "browser")
+            yield chromium
         finally:
             try:
                 async with asyncio.timeout(30):
@@ -55,11 +64,28 @@ async def browser() -> AsyncIterator[Bounded]:
                 pass
 
 
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium: Any) -> AsyncIterator[Bounded]:
+    """The browser, as a test sees it: every context and page the test opened is closed
+    after it (cookies, storage and all), so the next test starts as in a new browser."""
+    try:
+        yield Bounded(chromium, "browser")
+    finally:
+        for context in chromium.contexts:
+            try:
+                async with asyncio.timeout(30):
+                    await context.close()
+            except TimeoutError:
+                pass
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Give every async test that uses the browser its deadline (see the docstring)."""
     default = float(config.getini("timeout") or 0)
     for item in items:
         function = getattr(item, "obj", None)
+        if inspect.iscoroutinefunction(function) and HERE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
         if "browser" not in getattr(item, "fixturenames", ()):
             continue
         if not inspect.iscoroutinefunction(function):

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from leastscore.game import Declared
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
@@ -38,7 +39,7 @@ PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def served(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
     db = str(tmp_path / "matches.sqlite3")
     async with web_server(bot_delay=0.0, grace_period=30.0, db=db) as both:

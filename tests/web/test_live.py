@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from leastscore.game import Declared, MatchStarted, Played, RoundStarted
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.server.app import Server
@@ -45,7 +46,7 @@ STEP_THROUGH = """(steps) => {
 board showed after each: one trip to the browser instead of five a step."""
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def viewed(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
     db = str(tmp_path / "matches.sqlite3")
     async with web_server(db=db, bot_delay=0.0, grace_period=1.0) as served:

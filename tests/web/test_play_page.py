@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from leastscore.game.cards import BY_NAME, NAMES, VALUE
 from leastscore.server.app import Server
 
@@ -22,7 +23,7 @@ pytest.importorskip("aiohttp", reason="the web view needs aiohttp: pip install l
 from leastscore.server.web.view import WebView
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
     async with web_server(bot_delay=0.0, grace_period=30.0) as both:
         yield both

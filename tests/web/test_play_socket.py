@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 import pytest
+import pytest_asyncio
 from leastscore.game.cards import BY_NAME, VALUE
 from leastscore.protocol import decode_server
 from leastscore.server.app import Server
@@ -31,7 +32,7 @@ VECTORS = Path(__file__).parents[2] / "protocol" / "vectors" / "messages.json"
 MALFORMED = {"bad_frame", "bad_message", "unknown_type", "hello_required", "frame_too_large"}
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def served() -> AsyncIterator[tuple[Server, WebView]]:
     async with web_server(bot_delay=0.0, grace_period=5.0) as both:
         yield both
