@@ -117,7 +117,7 @@ class Served:
             board = self.board()
             if enough(board):
                 return board
-            time.sleep(0.5)
+            time.sleep(0.2)  # a board is a few milliseconds of the arena's time
         raise AssertionError(f"not reached in {seconds} s: {self.board()}")
 
 
