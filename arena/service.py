@@ -256,13 +256,17 @@ class Arena:
         """Bootstrap whenever tables have finished since the last, forever; never two at
         once, and never more often than every ``INTERVALS_EVERY`` seconds nor than the
         last one took, so that however large the arena the bootstrap keeps to half a
-        core at most."""
+        core at most. A bootstrap that fails is logged and the last intervals stay:
+        the tables and the pages go on without new ones."""
         done = -1
         while True:
             began = time.monotonic()
             if self.board() and self._last_match != done:
                 done = self._last_match
-                await self.bootstrap()
+                try:
+                    await self.bootstrap()
+                except Exception:
+                    log.exception("the intervals could not be bootstrapped; the last stay")
             took = time.monotonic() - began
             await asyncio.sleep(max(INTERVALS_EVERY, took))
 

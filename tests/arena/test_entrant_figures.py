@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from leastscore.arena import standings
+from leastscore.arena import service, standings
 from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.service import Arena
@@ -120,6 +120,36 @@ async def test_the_board_is_served_while_the_intervals_are_bootstrapped(
     assert ann.low is not None and ann.low <= ann.rating <= (ann.high or 0)
     (point,) = arena.book.rating_history("ann")
     assert (point.rating, point.matches) == (ann.rating, 5)
+
+
+async def test_a_bootstrap_that_fails_is_logged_and_the_arena_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    arena = two_playing(tmp_path, "aaba")
+    calls = 0
+
+    def failing(n: int, units: list[Pairs]) -> list[tuple[float, float]] | None:
+        nonlocal calls
+        calls += 1
+        raise ArithmeticError("the ratings did not settle in 1000 steps")
+
+    monkeypatch.setattr(standings, "intervals", failing)
+    monkeypatch.setattr(service, "INTERVALS_EVERY", 0.0)
+    looping = asyncio.create_task(arena.intervals())
+    try:
+        while calls < 1:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        assert not looping.done()  # the failure did not end the loop
+        table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
+        arena.poke()  # a new table: the loop bootstraps again
+        while calls < 2 and not looping.done():
+            await asyncio.sleep(0.01)
+        assert not looping.done()
+    finally:
+        looping.cancel()
+    assert "the intervals could not be bootstrapped" in caplog.text
+    assert [(r.matches, r.low) for r in arena.board()] == [(5, None), (5, None)]
 
 
 def three_tables(tmp_path: Path) -> Book:
