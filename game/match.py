@@ -218,8 +218,8 @@ class Match:
             for seat in seats:
                 hands[seat] |= BIT[deck.pop()]
         top = CARDS[deck.pop()]
-        self.now = Round(self.rules, seats, hands, deck, [], BIT[top], [0] * n, first, 0,
-                         self._shuffle)  # fmt: skip
+        self.now = Round(self.rules, sorted(seats), hands, deck, [], BIT[top], [0] * n, first,
+                         0, self._shuffle)  # fmt: skip
         self.sizes = [HAND_SIZE if self.active[s] else 0 for s in range(n)]
         self.turned_up = top
         self.history = ()

@@ -109,6 +109,43 @@ def test_a_round_plays_move_for_move_as_the_match(
 
 
 @fast
+@given(st.integers(3, 6), st.integers(0, 2**32), st.integers(0, 30), st.integers(0, 5))
+def test_a_forfeit_mid_round_leaves_the_others_to_play_on_in_turn(
+    seats: int, seed: int, moves: int, pick: int
+) -> None:
+    """The match's round (a ``Round``) drops the seat that forfeits: its cards go to the
+    dead pile, the turn passes it by, and a copy made before keeps every seat."""
+    match = _midround(seats, Rules(), seed, moves)
+    if match.round > 1 or match.over:
+        return
+    before = match.round_state()
+    quitter = [s for s in range(seats) if match.active[s]][pick % seats]
+    hand, mover = match.hands[quitter], match.to_move
+    match.resign(quitter)
+    now = match.round_state()
+    assert quitter not in now.seats and now.hands[quitter] == 0
+    assert mask_of(now.dead) & hand == hand
+    after = next(s % seats for s in range(quitter + 1, quitter + seats) if s % seats in now.seats)
+    assert match.to_move == (after if mover == quitter else mover)
+    assert quitter in before.seats and before.hands[quitter] == hand
+    bot = GreedyBot()
+    for _ in range(3 * seats):
+        if match.round > 1 or match.over:
+            break
+        assert match.to_move != quitter
+        view = match.view(match.to_move)
+        move = bot.choose(view)
+        match.apply(match.to_move, move if isinstance(move, Play) else view.legal_plays()[0])
+    if match.round == 1 and not match.over:
+        r = match.round_state()
+        cards = mask_of(r.deck) | mask_of(r.dead) | r.open
+        for seat_hand in r.hands:
+            assert not cards & seat_hand
+            cards |= seat_hand
+        assert cards == (1 << 52) - 1
+
+
+@fast
 @given(st.integers(2, 6), st.integers(0, 2**32), st.integers(0, 30), st.booleans())
 def test_a_declaration_settles_as_game_scoring_does(
     seats: int, seed: int, moves: int, tie_loses: bool
