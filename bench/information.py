@@ -152,10 +152,15 @@ def guessed_match(view: BotView, deal: Round, rng: random.Random) -> Match:
     match.active = list(view.active)
     match.round = view.round
     match.dealer = view.dealer
-    match.now = deal.copy()  # the guessed cards, the turns and whose turn it is
-    match.now.shuffle = rng.shuffle
+    match.to_move = view.to_move
+    match.hands = list(deal.hands)
     match.sizes = list(view.hand_sizes)
+    match.deck = list(deal.deck)
+    match.dead = list(deal.dead)
+    match.open = view.open
     match.turned_up = view.turned_up
+    match.turns_taken = list(deal.turns)
+    match.turn = view.turn
     match.history = view.history
     return match
 

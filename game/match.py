@@ -104,12 +104,16 @@ class Match:
         """Seats that forfeited, in order."""
         self.round = 0
         self.dealer = 0
-        self.now = Round(rules, range(n), [0] * n, [], [], 0, [0] * n, 0, 0, shuffler)
-        """This round's cards and turns: every move is played on it, so that a bot's
-        imagined rest of a round (``Round`` too) follows exactly the rules of play."""
+        self.to_move = 0
+        self.hands = [0] * n
         self.sizes = [0] * n
+        self.deck: list[int] = []  # the next card to draw is last
+        self.dead: list[int] = []
+        self.open: tuple[Card, ...] = ()
         self.turned_up: Card | None = None
         """The card turned face up at this round's deal."""
+        self.turns_taken = [0] * n
+        self.turn = 0
         self.history: tuple[Played, ...] = ()
         self.started = False
         self.over = False
@@ -120,69 +124,6 @@ class Match:
     @property
     def seat_count(self) -> int:
         return len(self.names)
-
-    # -- this round, as ``now`` holds it --------------------------------------
-
-    @property
-    def hands(self) -> list[int]:
-        """Each seat's hand, as a mask (0 for seats out of the match)."""
-        return self.now.hands
-
-    @hands.setter
-    def hands(self, hands: list[int]) -> None:
-        self.now.hands = hands
-
-    @property
-    def deck(self) -> list[int]:
-        """The closed deck, the next card to draw last."""
-        return self.now.deck
-
-    @deck.setter
-    def deck(self, deck: list[int]) -> None:
-        self.now.deck = deck
-
-    @property
-    def dead(self) -> list[int]:
-        return self.now.dead
-
-    @dead.setter
-    def dead(self, dead: list[int]) -> None:
-        self.now.dead = dead
-
-    @property
-    def open(self) -> tuple[Card, ...]:
-        """The open cards, lowest index first."""
-        return group_cards(self.now.open)
-
-    @open.setter
-    def open(self, cards: Iterable[int]) -> None:
-        self.now.open = sum(BIT[c] for c in cards)
-
-    @property
-    def turns_taken(self) -> list[int]:
-        """Turns each seat has played this round."""
-        return self.now.turns
-
-    @turns_taken.setter
-    def turns_taken(self, turns: list[int]) -> None:
-        self.now.turns = turns
-
-    @property
-    def turn(self) -> int:
-        """Moves played this round."""
-        return self.now.turn
-
-    @turn.setter
-    def turn(self, turn: int) -> None:
-        self.now.turn = turn
-
-    @property
-    def to_move(self) -> int:
-        return self.now.to_move
-
-    @to_move.setter
-    def to_move(self, seat: int) -> None:
-        self.now.to_move = seat
 
     # -- starting -------------------------------------------------------------
 
@@ -218,11 +159,16 @@ class Match:
             for seat in seats:
                 hands[seat] |= BIT[deck.pop()]
         top = CARDS[deck.pop()]
-        self.now = Round(self.rules, sorted(seats), hands, deck, [], BIT[top], [0] * n, first,
-                         0, self._shuffle)  # fmt: skip
+        self.hands = hands
         self.sizes = [HAND_SIZE if self.active[s] else 0 for s in range(n)]
+        self.deck = deck
+        self.dead = []
+        self.open = (top,)
         self.turned_up = top
+        self.turns_taken = [0] * n
+        self.turn = 0
         self.history = ()
+        self.to_move = first
         events.append(
             RoundStarted(
                 round=self.round,
@@ -249,9 +195,8 @@ class Match:
             raise MatchOver("the match is over")
         if not self.started:
             raise IllegalMove("the match has not started")
-        to_move = self.now.to_move
-        if seat != to_move:
-            raise NotYourTurn(f"it is {self.names[to_move]}'s turn, not {self._name(seat)}'s")
+        if seat != self.to_move:
+            raise NotYourTurn(f"it is {self.names[self.to_move]}'s turn, not {self._name(seat)}'s")
         if type(move) is Play:
             events = self._play(seat, move, auto)
         elif type(move) is Declare:
@@ -267,10 +212,7 @@ class Match:
         return f"seat {seat!r}"
 
     def _play(self, seat: int, move: Play, auto: bool) -> list[Event]:
-        """The move checked here, to say exactly what is wrong with it, then played on
-        ``now``; the events told from what it did."""
-        now = self.now
-        hand = now.hands[seat]
+        hand = self.hands[seat]
         info = hand_info(hand, self._same_suit)
         discard = move.discard
         mask = DISCARD_MASK.get(discard, 0) if type(discard) is tuple else 0
@@ -278,32 +220,42 @@ class Match:
             mask = self._group_mask(hand, info, discard)
         names = group_names(mask)
         take = move.take
+        open_cards = self.open
         events: list[Event] = []
         if take is None:
-            if not now.deck:
-                if not now.dead:
+            if not self.deck:
+                if not self.dead:
                     raise IllegalMove(
                         "no card can be drawn (the deck and the dead pile are empty): "
                         "take an open card"
                     )
                 self._reshuffle(events)
-            drawn = NAMES[now.deck[-1]]
-            now.play(seat, mask)
-            played = Played(seat, names, None, drawn, auto)
+            new = self.deck.pop()
+            self.dead.extend(open_cards)
+            played = Played(seat, names, None, NAMES[new], auto)
             public = Played(seat, names, None, None, auto)
         else:
-            bit = BIT.get(take) if type(take) is Card or type(take) is int else None
-            if bit is None or not now.open & bit:
-                shown = " ".join(NAMES[c] for c in group_cards(now.open))
+            if take not in open_cards:
+                shown = " ".join(NAMES[c] for c in open_cards)
                 raise IllegalMove(f"{_card_name(take)} is not an open card (open: {shown})")
-            now.play(seat, mask, take)
+            new = take
+            self.dead.extend([c for c in open_cards if c != take])
             played = public = Played(seat, names, NAMES[take], None, auto)
+        self.hands[seat] = (hand ^ mask) | BIT[new]
         self.sizes[seat] += 1 - mask.bit_count()
+        self.open = group_cards(mask)
+        self.turns_taken[seat] += 1
+        self.turn += 1
         self.history += (public,)
         events.append(played)
-        if now.void:
-            events.append(RoundVoid(self.round, now.turn))
+        if self.turn >= self.rules.max_turns:
+            events.append(RoundVoid(self.round, self.turn))
             self._end_round(events, ())
+        else:
+            nxt = seat + 1
+            if nxt == len(self.sizes):
+                nxt = 0
+            self.to_move = nxt if self.active[nxt] else self._next_active(nxt)
         return events
 
     def _group_mask(self, hand: int, info: HandInfo, discard: object) -> int:
@@ -324,25 +276,23 @@ class Match:
         return mask
 
     def _reshuffle(self, events: list[Event]) -> None:
-        now = self.now
-        order = now.dead
-        now.dead = []
+        order = self.dead
+        self.dead = []
         self._shuffle(order)
-        now.deck = order[::-1]
+        self.deck = order[::-1]
         events.append(Reshuffled(len(order), tuple(NAMES[c] for c in order)))
 
     def _declare(self, seat: int) -> list[Event]:
-        hands = self.now.hands
-        if not self.now.turns[seat]:
+        if not self.turns_taken[seat]:
             raise CannotDeclare("nobody declares on their first turn of a round")
-        total = hand_info(hands[seat], self._same_suit).total
+        total = hand_info(self.hands[seat], self._same_suit).total
         limit = self.rules.declare_limit
         if limit is not None and total > limit:
             raise CannotDeclare(f"your total is {total}; declaring needs {limit} or less")
         n = len(self.names)
         playing = [s for s in range(n) if self.active[s]]
-        totals = [hand_info(hands[s], self._same_suit).total for s in playing]
-        settled = settle_round(hands, playing, seat, self.rules)
+        totals = [hand_info(self.hands[s], self._same_suit).total for s in playing]
+        settled = settle_round(self.hands, playing, seat, self.rules)
         scored = [settled.scores[s] for s in playing]
         round_scores: list[int | None] = [None] * n
         all_totals: list[int | None] = [None] * n
@@ -359,7 +309,7 @@ class Match:
                 seat=seat,
                 holds=settled.holds,
                 hands=tuple(
-                    tuple(NAMES[c] for c in hand_info(hands[s], self._same_suit).cards)
+                    tuple(NAMES[c] for c in hand_info(self.hands[s], self._same_suit).cards)
                     if all_totals[s] is not None
                     else None
                     for s in range(n)
@@ -388,13 +338,16 @@ class Match:
         self.active[seat] = False
         self.out_round[seat] = self.round
         self.resigned.append(seat)
-        self.now.leave(seat)
+        self.dead.extend(hand_info(self.hands[seat], self._same_suit).cards)
+        self.hands[seat] = 0
         self.sizes[seat] = 0
         events: list[Event] = [Resigned(seat, reason)]
         if self.rules.first_out_ends:
             self._finish(events, "first_out")
         elif sum(self.active) <= 1:
             self._finish(events, "winner")
+        elif seat == self.to_move:
+            self.to_move = self._next_active(seat)
         self.log.extend(events)
         return events
 
@@ -433,34 +386,33 @@ class Match:
 
     def view(self, seat: int | None) -> View:
         """Everything ``seat`` may see; ``None`` is a spectator's view (no hand)."""
-        now = self.now
         if seat is None:
             info = hand_info(0, self._same_suit)
             mine = False
             taken = 0
         else:
-            info = hand_info(now.hands[seat], self._same_suit)
-            mine = seat == now.to_move and not self.over
-            taken = now.turns[seat]
+            info = hand_info(self.hands[seat], self._same_suit)
+            mine = seat == self.to_move and not self.over
+            taken = self.turns_taken[seat]
         limit = self.rules.declare_limit
         return self.view_kind(
             seat,
             self.names,
             self.rules,
             self.round,
-            now.turn,
+            self.turn,
             self.dealer,
-            now.to_move,
+            self.to_move,
             info.cards,
             info.mask,
             info.total,
-            group_cards(now.open),
+            self.open,
             tuple(self.sizes),
             tuple(self.scores),
             tuple(self.active),
-            len(now.deck),
-            len(now.dead),
-            bool(now.deck or now.dead),
+            len(self.deck),
+            len(self.dead),
+            bool(self.deck or self.dead),
             mine and taken > 0 and (limit is None or info.total <= limit),
             info.groups,
             self.history,
@@ -473,10 +425,19 @@ class Match:
         that plays on by the same rules (for the engine's tests and tools: a player
         builds its ``Round`` from its own guesses, never from the live match).
         ``shuffle`` defaults to the match's shuffler, so both reshuffle alike."""
-        state = self.now.copy()
-        if shuffle is not None:
-            state.shuffle = shuffle
-        return state
+        seats = [s for s in range(len(self.names)) if self.active[s]]
+        return Round(
+            self.rules,
+            seats,
+            list(self.hands),
+            list(self.deck),
+            list(self.dead),
+            sum(1 << c for c in self.open),
+            list(self.turns_taken),
+            self.to_move,
+            self.turn,
+            self._shuffle if shuffle is None else shuffle,
+        )
 
     def auto_move(self, seat: int) -> Play:
         """The move made for a player whose time ran out: shed the highest card, draw."""

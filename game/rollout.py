@@ -1,13 +1,12 @@
 """A round's full state as plain values, cheap to copy and fast to play on.
 
 ``Round`` is what a player imagining the rest of a round needs: every hand, the
-deck's order, the dead pile, the open cards, whose turn it is. ``Match`` keeps
-its own round in one (``Match.now``) and plays every move on it, so a round
-imagined on a ``Round`` follows the live rules by construction (the same legal
-groups, draw and reshuffle, turn order, ``max_turns`` void and ``game.scoring``
-settle). It keeps no log, builds no events and no views: a copy is a few list
-copies, like python-chess's ``Board.copy()``, which copies only what a move
-changes.
+deck's order, the dead pile, the open cards, whose turn it is. It plays a round
+by the same rules as ``Match`` (the same legal groups, the same draw and
+reshuffle, the same turn order, the same ``max_turns`` void, the same
+``game.scoring`` settle at a declaration), but keeps no log, builds no events
+and no views: a copy is a few list copies, like python-chess's
+``Board.copy()``, which copies only what a move changes.
 
 A bot builds its ``Round`` from its own guesses of the hidden cards; the one
 a live match gives (``Match.round_state``) holds that match's hidden cards and
@@ -22,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .cards import cards_of, mask_total
-from .groups import _legal_groups, group_cards, hand_info
+from .groups import _legal_groups, group_cards
 from .moves import CannotDeclare, IllegalMove, NotYourTurn
 from .rules import Rules
 from .scoring import declaration_holds, settle
@@ -64,10 +63,7 @@ def settle_round(
 
 
 class Round:
-    """One round's full state, and its moves. Why apart from ``Match``: a bot's
-    play-outs copy and play thousands of rounds a move, and a match's log, events and
-    views would cost each of them more than the play; ``Match`` plays on one too, so
-    there is one way a move changes the cards."""
+    """One round's full state, played move by move by the rules of ``Match``."""
 
     __slots__ = (
         "_after",
@@ -191,16 +187,6 @@ class Round:
         self.turn += 1
         self.to_move = self._after[seat]
         return take if take >= 0 else DRAW
-
-    def leave(self, seat: int) -> None:
-        """``seat`` leaves the round (a forfeit): its hand goes to the dead pile, and
-        the others play on in turn (copies made before keep their own seats)."""
-        self.dead.extend(hand_info(self.hands[seat], self.rules.runs_same_suit).cards)
-        self.hands[seat] = 0
-        if self.to_move == seat:
-            self.to_move = self._after[seat]
-        self.seats = tuple(s for s in self.seats if s != seat)
-        self._after = {s: next_seat(self.seats, s) for s in self.seats}
 
     def declare(self, seat: int) -> Settled:
         """``seat`` declares: the round's scores, settled by ``game.scoring``. The state

@@ -113,8 +113,9 @@ def test_a_round_plays_move_for_move_as_the_match(
 def test_a_forfeit_mid_round_leaves_the_others_to_play_on_in_turn(
     seats: int, seed: int, moves: int, pick: int
 ) -> None:
-    """The match's round (a ``Round``) drops the seat that forfeits: its cards go to the
-    dead pile, the turn passes it by, and a copy made before keeps every seat."""
+    """A seat that forfeits leaves the round: its cards go to the dead pile, the turn
+    passes it by, the round's state (``round_state``) holds no seat for it, and a state
+    taken before keeps every seat."""
     match = _midround(seats, Rules(), seed, moves)
     if match.round > 1 or match.over:
         return
