@@ -136,7 +136,7 @@ class Ledger:
         n = len(self.index)
         ratings = self.ratings = fit(n, self.totals, self.ratings)
         tables = [self.units[t] for t in sorted(self.units)]
-        spans = intervals(n, tables) if with_intervals else None
+        spans = intervals(n, tables, near=ratings) if with_intervals else None
         rows = []
         for author, sub in playing.items():
             i = at[author]

@@ -231,7 +231,7 @@ async def bootstrap_figures(arena: Arena) -> tuple[float, float]:
 def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str, Any]:
     """The ledger's and the board's figures at this step (see the module's docstring)."""
     book = arena.book
-    authors = {s.id: s.author for s in book.submissions()}
+    authors = book.authors_of()
     arena.poke()
     arena.board()  # the ledger catches up with the step's tables
     ledger = arena._ledger

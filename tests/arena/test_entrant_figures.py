@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -100,10 +101,12 @@ async def test_the_board_is_served_while_the_intervals_are_bootstrapped(
     arena = two_playing(tmp_path, "aaba")
     begun, go_on = threading.Event(), threading.Event()
 
-    def held(n: int, units: list[Pairs]) -> list[tuple[float, float]] | None:
+    def held(
+        n: int, units: list[Pairs], near: Sequence[float] = ()
+    ) -> list[tuple[float, float]] | None:
         begun.set()
         go_on.wait(60)
-        return intervals(n, units)
+        return intervals(n, units, near=near)
 
     monkeypatch.setattr(standings, "intervals", held)
     bootstrap = asyncio.create_task(arena.bootstrap())
@@ -125,28 +128,30 @@ async def test_the_board_is_served_while_the_intervals_are_bootstrapped(
 async def test_a_bootstrap_that_fails_is_logged_and_the_arena_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """A fit that does not settle: the loop logs it and bootstraps again after the next
+    table (it does not end, which would end the tables and the pages with it)."""
     arena = two_playing(tmp_path, "aaba")
-    calls = 0
+    tried = [threading.Event(), threading.Event()]
 
-    def failing(n: int, units: list[Pairs]) -> list[tuple[float, float]] | None:
-        nonlocal calls
-        calls += 1
+    def failing(
+        n: int, units: list[Pairs], near: Sequence[float] = ()
+    ) -> list[tuple[float, float]] | None:
+        next(e for e in tried if not e.is_set()).set()
         raise ArithmeticError("the ratings did not settle in 1000 steps")
 
     monkeypatch.setattr(standings, "intervals", failing)
     monkeypatch.setattr(service, "INTERVALS_EVERY", 0.0)
     looping = asyncio.create_task(arena.intervals())
     try:
-        while calls < 1:
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
-        assert not looping.done()  # the failure did not end the loop
+        assert await asyncio.to_thread(tried[0].wait, 60)
         table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
-        arena.poke()  # a new table: the loop bootstraps again
-        while calls < 2 and not looping.done():
-            await asyncio.sleep(0.01)
-        assert not looping.done()
+        arena.poke()  # a new table: the loop bootstraps again, if it still runs
+        again = asyncio.ensure_future(asyncio.to_thread(tried[1].wait, 60))
+        await asyncio.wait({again, looping}, return_when=asyncio.FIRST_COMPLETED)
+        assert not looping.done(), looping.exception()
+        assert again.result()
     finally:
+        tried[1].set()  # no thread is left waiting
         looping.cancel()
     assert "the intervals could not be bootstrapped" in caplog.text
     assert [(r.matches, r.low) for r in arena.board()] == [(5, None), (5, None)]

@@ -73,16 +73,15 @@ def fit(n: int, pairs: Mapping[tuple[int, int], int], near: Sequence[float] = ()
     to start from: the same ratings, in fewer steps when the results changed little."""
     if n < 2:
         return [0.0] * n
-    wins = _matrix(n, pairs)  # numpy loaded
-    import numpy as np
-
-    start = np.ones(n)
-    start[: len(near)] = np.exp(np.asarray(near[:n], dtype=float) / ELO)
-    return [float(s) * ELO for s in _likeliest(wins, start)]
+    wins = _matrix(n, pairs)
+    return [float(s) * ELO for s in _likeliest(wins, _start(n, near))]
 
 
 def intervals(
-    n: int, units: Sequence[Mapping[tuple[int, int], int]], draws: int = DRAWS
+    n: int,
+    units: Sequence[Mapping[tuple[int, int], int]],
+    draws: int = DRAWS,
+    near: Sequence[float] = (),
 ) -> list[tuple[float, float]] | None:
     """95 % bootstrap intervals of each rating: ``units`` (each a deal's pairs, in a
     fixed order) resampled with replacement ``draws`` times, refitted each time; None
@@ -92,7 +91,9 @@ def intervals(
     few pairs of its tables (12 a four-seat table), and as ``n`` by ``n`` matrices a
     resample added up ``n * n`` numbers a unit (the matrices took 8 GB for 1,000
     entrants and 1,000 units). Each resample weighs each pair by how often its unit
-    was drawn, and each refit starts from the ratings of all the results, near its own.
+    was drawn, and each refit starts from the ratings of all the results, near its own
+    (themselves fitted from ``near``, as ``fit`` takes it: a caller that has just fitted
+    them passes its ratings).
     The list is made a unit at a time: numpy holds the interpreter while it reads a
     Python list, and a bootstrap in a thread must not hold up the rest for long."""
     _load_numpy()
@@ -105,7 +106,7 @@ def intervals(
     unit_of = np.repeat(np.arange(len(units)), [len(unit) for unit in units])
     cell, wins_of = np.concatenate(cells), np.concatenate(halves) / 2
     everything = np.bincount(cell, weights=wins_of, minlength=n * n).reshape(n, n)
-    start = np.exp(_likeliest(everything))
+    start = np.exp(_likeliest(everything, _start(n, near)))
     random = np.random.default_rng(BOOTSTRAP_SEED)
     table = []
     for _ in range(draws):
@@ -131,6 +132,15 @@ def _load_numpy() -> None:
     finally:
         for name in unset:
             del os.environ[name]
+
+
+def _start(n: int, near: Sequence[float]) -> np.ndarray:
+    """Strengths to start a fit of ``n`` from: ``near``'s (Elo), 1 for the rest."""
+    import numpy as np
+
+    start = np.ones(n)
+    start[: len(near)] = np.exp(np.asarray(near[:n], dtype=float) / ELO)
+    return start
 
 
 def _matrix(n: int, pairs: Mapping[tuple[int, int], int]) -> np.ndarray:
