@@ -18,6 +18,7 @@ starts clean instead of the worker being killed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import os
@@ -57,11 +58,7 @@ async def chromium() -> AsyncIterator[Any]:
         try:
             yield chromium
         finally:
-            try:
-                async with asyncio.timeout(30):
-                    await chromium.close()
-            except TimeoutError:  # leaving async_playwright ends its driver, and the browser
-                pass
+            await _closed(chromium)  # or left: leaving async_playwright ends the driver too
 
 
 @pytest_asyncio.fixture(loop_scope="session")
@@ -72,23 +69,28 @@ async def browser(chromium: Any) -> AsyncIterator[Bounded]:
         yield Bounded(chromium, "browser")
     finally:
         for context in chromium.contexts:
-            try:
-                async with asyncio.timeout(30):
-                    await context.close()
-            except TimeoutError:
-                pass
+            await _closed(context)
+
+
+async def _closed(thing: Any) -> None:
+    """Close a browser or a context, or give up on it after 30 s: a test's teardown must
+    not hang on a browser that stopped answering."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(30):
+            await thing.close()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every async test that uses the browser its deadline (see the docstring)."""
+    """Run the async tests here in the browser's loop, and give every one that uses the
+    browser its deadline (see the docstring)."""
     default = float(config.getini("timeout") or 0)
     for item in items:
         function = getattr(item, "obj", None)
-        if inspect.iscoroutinefunction(function) and HERE in Path(str(item.path)).parents:
+        if not inspect.iscoroutinefunction(function):
+            continue
+        if HERE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)
         if "browser" not in getattr(item, "fixturenames", ()):
-            continue
-        if not inspect.iscoroutinefunction(function):
             continue
         marker = item.get_closest_marker("timeout")
         limit = float(marker.args[0]) if marker and marker.args else default
