@@ -338,8 +338,9 @@ def test_a_spectator_sees_the_table_after_every_move(server: ServerProcess) -> N
             ann.type(choose(hand, open_cards))
             eve.expect(r"You discarded|Ann discarded")
             eve.expect(r"Deck (\d+) ")
-            decks.append(int(re.findall(r"Deck (\d+) ", eve.text[mark : eve.pos])[-1]))
-        assert decks == sorted(decks, reverse=True), decks
+            deck = int(re.findall(r"Deck (\d+) ", eve.text[mark : eve.pos])[-1])
+            decks.append((len(re.findall(r"Round \d+: ", eve.text[: eve.pos])), -deck))
+        assert decks == sorted(decks), decks  # within a round the deck only shrinks
         assert "Hand" not in eve.text  # a spectator is never shown a hand
     finally:
         for term in (ann, eve):
