@@ -180,7 +180,7 @@ def bradley_terry(
 
     n = len(wins)
     weights: np.ndarray = np.ones(n) if start is None else start * (n / start.sum())
-    previous: np.ndarray = np.zeros(n)
+    previous: np.ndarray = np.log(weights) - np.log(weights).mean()  # a settled start: one step
     target = np.zeros(n)
     target[-1] = n  # the weights w with w @ chain = 0, summing to n
     for _ in range(max_iter):
