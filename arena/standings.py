@@ -12,7 +12,7 @@ version's results together.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -86,7 +86,10 @@ class Ledger:
         self.matches: list[int] = []
         self.faults: list[int] = []
         self.ratings: list[float] = []
-        """The last fit's ratings, by index: the next fit starts from them."""
+        """The last fit's ratings, by index (an entrant made since: 0): the next fit
+        starts from them."""
+        self.fitted = True
+        """Whether ``ratings`` were fitted on every result added so far."""
 
     def who(self, submission: int, authors_of: Mapping[int, str]) -> int:
         """The entrant a submission's results count for (its index, made on first sight)."""
@@ -95,6 +98,7 @@ class Ledger:
             self.index[key] = len(self.index)
             self.matches.append(0)
             self.faults.append(0)
+            self.fitted = False  # one more to centre the ratings on
         return self.index[key]
 
     def add(self, played: Sequence[PlayedMatch], authors_of: Mapping[int, str]) -> None:
@@ -111,6 +115,21 @@ class Ledger:
             for (i, _), faults in zip(seated, m.faults, strict=True):
                 self.matches[i] += 1
                 self.faults[i] += faults
+            self.fitted = False
+
+    def fit(self) -> None:
+        """The ratings fitted again on every result so far (``rows`` does it when it
+        is asked to and they are not)."""
+        self.ratings = fit(len(self.index), self.totals, self.ratings)
+        self.fitted = True
+
+    def fitting(self) -> Callable[[], list[float]]:
+        """The fit of the results so far, on a copy of them, to run in another thread
+        while this one goes on adding tables (its ratings are then put in ``ratings``).
+        The ledger counts as fitted from now; an ``add`` after it makes it not."""
+        n, totals, near = len(self.index), dict(self.totals), list(self.ratings)
+        self.fitted = True
+        return lambda: fit(n, totals, near)
 
     def frozen(self) -> Ledger:
         """A copy of the ledger as it is now, for a bootstrap in another thread while
@@ -120,7 +139,7 @@ class Ledger:
         copy.units = {t: dict(unit) for t, unit in self.units.items()}
         copy.totals = dict(self.totals)
         copy.matches, copy.faults = list(self.matches), list(self.faults)
-        copy.ratings = list(self.ratings)
+        copy.ratings, copy.fitted = list(self.ratings), self.fitted
         return copy
 
     def rows(
@@ -129,12 +148,16 @@ class Ledger:
         authors_of: Mapping[int, str],
         *,
         with_intervals: bool = True,
+        refit: bool = True,
     ) -> list[Row]:
         """The authors who play now, best first. Without intervals (``low`` and ``high``
-        None) it is the fit alone, a hundred times cheaper than the bootstrap."""
+        None) it is the fit alone, a hundred times cheaper than the bootstrap; with
+        ``refit`` False not even that: the last fit's ratings, as they are."""
         at = {author: self.who(sub.id, authors_of) for author, sub in playing.items()}
         n = len(self.index)
-        ratings = self.ratings = fit(n, self.totals, self.ratings)
+        if refit and not self.fitted:
+            self.fit()
+        ratings = self.ratings + [0.0] * (n - len(self.ratings))
         tables = [self.units[t] for t in sorted(self.units)]
         spans = intervals(n, tables, near=ratings) if with_intervals else None
         rows = []

@@ -20,14 +20,18 @@ entrants at a table are drawn at random. The book grows step by step (each
   peak resident memory over what it held before (``peak_mb``); its floor,
   ``floor_s``: the same rows fetched by a bare ``SELECT`` and not decoded;
 - ``add_table_ms``: one more table (``--seats`` matches) added to the ledger;
-- ``fit_s``: the ledger's rows without intervals (``Ledger.rows``, the fit alone);
+- ``fit_s``: the ledger's fit (``Ledger.fit``) from its last ratings, on the same results;
   ``intervals_s``: the arena's bootstrap (``Arena.bootstrap``, in a thread), with
   ``frozen_ms`` the copy of the ledger it starts from (``Ledger.frozen``, on the
   event loop), ``loop_stall_ms`` the longest the event loop waited for a turn
   during the bootstrap, and ``bootstrap_pairs``, the pairs the bootstrap resamples
   (each unit's, at most ``UNITS`` units);
 - ``board_s``: the arena's board after one more table is written (``Arena.board``:
-  the book read for what is new, the fit, no intervals);
+  the book read for what is new, the fit, no intervals), as a command reading the
+  book makes it; as the running arena makes it, with its fits in a thread
+  (``Arena.ratings``): ``served_ms``, the board on the event loop after one more
+  table, ``refit_s`` until the board's ratings have that table, and
+  ``refit_stall_ms`` the longest the event loop waited for a turn meanwhile;
 - ``next_table_us``: the matchmaker's choice of one table (``next_table``) from the
   board's standings, and ``choose_ms`` the arena's whole choice (who plays, the
   board, the choice);
@@ -56,7 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -208,24 +212,48 @@ def start_in_a_fresh_process(folder: Path) -> dict[str, float]:
     return figures
 
 
-async def bootstrap_figures(arena: Arena) -> tuple[float, float]:
-    """How long ``Arena.bootstrap`` takes, and the longest the event loop waited for a
-    turn meanwhile (a task asks for one every millisecond)."""
+async def ticking(work: Awaitable[object]) -> tuple[float, float]:
+    """How long ``work`` takes, and the longest the event loop waited for a turn
+    meanwhile (a task asks for one every millisecond)."""
     longest = 0.0
 
-    async def ticking() -> None:
+    async def tick() -> None:
         nonlocal longest
         while True:
             before = time.perf_counter()
             await asyncio.sleep(0.001)
             longest = max(longest, time.perf_counter() - before - 0.001)
 
-    ticker = asyncio.create_task(ticking())
+    ticker = asyncio.create_task(tick())
     began = time.perf_counter()
-    await arena.bootstrap()
+    await work
     took = time.perf_counter() - began
     ticker.cancel()
     return took, longest
+
+
+async def refit_figures(arena: Arena, population: Population) -> dict[str, float]:
+    """One more table with the arena's fits in their thread (``Arena.ratings``): the
+    board's time on the event loop, then how long until its ratings have the table,
+    and the longest the loop waited for a turn meanwhile."""
+    fitting = asyncio.create_task(arena.ratings())
+    await asyncio.sleep(0)
+    population.one_table()
+    arena.poke()
+    before = arena._ledger.ratings
+    served = timed(arena.board)
+
+    async def landed() -> None:
+        while arena._ledger.ratings is before:
+            await asyncio.sleep(0.001)
+
+    took, stall = await ticking(landed())
+    fitting.cancel()
+    return {
+        "served_ms": round(served * 1000, 2),
+        "refit_s": round(took, 3),
+        "refit_stall_ms": round(stall * 1000, 1),
+    }
 
 
 def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str, Any]:
@@ -240,10 +268,10 @@ def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str
     add = timed(lambda: Ledger().add(new, authors), repeat)  # the table's own work
     arena.poke()
     board = timed(arena.board)
-    playing = book.playing()
-    fit = timed(lambda: ledger.rows(playing, authors, with_intervals=False), repeat)
+    fit = timed(ledger.fit, repeat)
     frozen = timed(ledger.frozen, repeat)
-    intervals, stall = asyncio.run(bootstrap_figures(arena))
+    intervals, stall = asyncio.run(ticking(arena.bootstrap()))
+    refit = asyncio.run(refit_figures(arena, population))
     rows = arena.board()
     standings = [Standing(i, r.rating, r.width, r.matches) for i, r in enumerate(rows)]
     rng = random.Random(1)
@@ -256,6 +284,7 @@ def board_figures(arena: Arena, population: Population, repeat: int) -> dict[str
         "intervals_s": round(intervals, 3),
         "frozen_ms": round(frozen * 1000, 2),
         "loop_stall_ms": round(stall * 1000, 1),
+        **refit,
         "bootstrap_pairs": sum(len(unit) for unit in ledger.units.values()),
         "next_table_us": round(choice / 100 * 1e6, 1),
         "choose_ms": round(choose * 1000, 2),
@@ -334,7 +363,8 @@ def say(f: dict[str, Any]) -> None:
         f"{f['entrants']} entrants, {f['matches']:,} matches, {f['db_mb']} MB: start open "
         f"{s['open_s']} s, read {s['read_s']} s ({s['read_to_floor']}x a bare scan), add "
         f"{s['add_s']} s, +{s['peak_mb']} MB; a table adds in {f['add_table_ms']} ms; board "
-        f"{f['board_s']} s; fit {f['fit_s']} s; intervals {f['intervals_s']} s "
+        f"{f['board_s']} s; fit {f['fit_s']} s (in its thread: board {f['served_ms']} ms, "
+        f"refit {f['refit_s']} s, stall {f['refit_stall_ms']} ms); intervals {f['intervals_s']} s "
         f"({f['bootstrap_pairs']:,} pairs); next_table "
         f"{f['next_table_us']} us, choose {f['choose_ms']} ms; head-to-head "
         f"{f['head_to_head_ms']} ms ({f['opponents_met']} met), filtered matches "

@@ -15,7 +15,7 @@ from leastscore.arena import service, standings
 from leastscore.arena.book import Book
 from leastscore.arena.config import ArenaConfig
 from leastscore.arena.service import Arena
-from leastscore.tournament.pure.rating import Pairs, intervals
+from leastscore.tournament.pure.rating import Pairs, fit, intervals
 
 from ..support.arena import playing
 
@@ -155,6 +155,78 @@ async def test_a_bootstrap_that_fails_is_logged_and_the_arena_goes_on(
         looping.cancel()
     assert "the intervals could not be bootstrapped" in caplog.text
     assert [(r.matches, r.low) for r in arena.board()] == [(5, None), (5, None)]
+
+
+async def test_the_board_is_served_while_the_ratings_are_fitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the arena runs, each fit (0.2 s after every table with a thousand entrants)
+    is made in a thread, never on the event loop: while one is held there, the board
+    counts a new table's matches at once, with the ratings of the fit before, and once
+    the fits land it has the ratings of every match."""
+    arena = two_playing(tmp_path, "aaba")
+    begun, go_on = threading.Event(), threading.Event()
+    on_the_loop: list[bool] = []
+
+    def held(n: int, pairs: Pairs, near: Sequence[float] = ()) -> list[float]:
+        on_the_loop.append(threading.current_thread() is threading.main_thread())
+        begun.set()
+        go_on.wait(60)
+        return fit(n, pairs, near)
+
+    monkeypatch.setattr(standings, "fit", held)
+    fitting = asyncio.create_task(arena.ratings())
+    try:
+        await asyncio.sleep(0)  # the task has begun: the board leaves the fits to it
+        assert [(r.matches, r.rating) for r in arena.board()] == [(4, 0.0), (4, 0.0)]
+        assert await asyncio.to_thread(begun.wait, 60)
+        table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
+        arena.poke()
+        assert [(r.matches, r.rating) for r in arena.board()] == [(5, 0.0), (5, 0.0)]
+        go_on.set()
+        with monkeypatch.context() as plain:  # the same book read afresh, fitted here
+            plain.setattr(standings, "fit", fit)
+            fresh = Arena(tmp_path, ArenaConfig(seats=2))
+            everything = {r.author: r.rating for r in fresh.board()}
+        async with asyncio.timeout(60):
+            while {r.author: r.rating for r in arena.board()} != everything:
+                await asyncio.sleep(0.01)
+    finally:
+        go_on.set()
+        fitting.cancel()
+    assert everything["ann"] > everything["bo"]  # ann was first four times of five
+    assert on_the_loop and not any(on_the_loop)
+
+
+async def test_a_fit_that_fails_is_logged_and_the_next_table_is_fitted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    arena = two_playing(tmp_path, "aaba")
+    tries: list[int] = []
+
+    def once_failing(n: int, pairs: Pairs, near: Sequence[float] = ()) -> list[float]:
+        tries.append(n)
+        if len(tries) == 1:
+            raise ArithmeticError("the ratings did not settle in 1000 steps")
+        return fit(n, pairs, near)
+
+    monkeypatch.setattr(standings, "fit", once_failing)
+    fitting = asyncio.create_task(arena.ratings())
+    try:
+        await asyncio.sleep(0)
+        arena.board()
+        async with asyncio.timeout(60):
+            while not caplog.text:
+                await asyncio.sleep(0.01)
+        assert "the ratings could not be fitted" in caplog.text and not fitting.done()
+        table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
+        arena.poke()
+        async with asyncio.timeout(60):
+            while arena.board()[0].rating == 0.0:
+                await asyncio.sleep(0.01)
+    finally:
+        fitting.cancel()
+    assert [r.matches for r in arena.board()] == [5, 5] and len(tries) == 2
 
 
 def three_tables(tmp_path: Path) -> Book:
