@@ -118,10 +118,11 @@ def serve(folder: Path, host: str, port: int, cluster: str | None, sandbox: str 
     # a process that runs for weeks keeps the engine's hand cache small: the referee sees
     # a hand a few times within one match and rarely again, so a bound a match's hands
     # fill is as fast as a larger one and is reached within minutes, where the server's
-    # (4096) was still filling after an hour and looked like a leak (bench.arena --trace)
-    from leastscore.game.groups import set_hand_cache_size
+    # (4096) was still filling after an hour and looked like a leak (bench.arena --trace);
+    # and the tables of the legal groups are filled at once, not over days
+    from leastscore.game.groups import for_a_long_run
 
-    set_hand_cache_size(ARENA_HAND_CACHE)
+    for_a_long_run(ARENA_HAND_CACHE)
     # the bots' commands and builds find this installation's leastscore on the PATH
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     from leastscore.seats.loop import run

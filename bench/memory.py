@@ -33,7 +33,7 @@ from .traced import Traced, answer_snapshots, top, total_mb
 def _serve(hand_cache: int, frames: int, fuzzed: bool) -> None:
     """The child: a server under tracemalloc, answering snapshots until stdin closes."""
     tracemalloc.start(frames)
-    from leastscore.game.groups import set_hand_cache_size
+    from leastscore.game.groups import for_a_long_run
     from leastscore.server.app import Server
 
     config = ServerConfig(
@@ -41,7 +41,7 @@ def _serve(hand_cache: int, frames: int, fuzzed: bool) -> None:
     )
     if fuzzed:
         config.grace_period = config.abandon_after = 1.0
-    set_hand_cache_size(config.hand_cache)  # as leastscore serve does
+    for_a_long_run(config.hand_cache)  # as leastscore serve does
 
     async def run() -> None:
         server = Server(config)

@@ -8,7 +8,7 @@ import socket
 import sys
 
 import click
-from leastscore.game.groups import set_hand_cache_size
+from leastscore.game.groups import for_a_long_run
 from leastscore.protocol.address import DEFAULT_PORT
 from leastscore.seats.loop import loop_name, run
 
@@ -174,7 +174,7 @@ def serve(
         frame_timeout=frame_timeout,
         hand_cache=max(1, hand_cache),
     )
-    set_hand_cache_size(config.hand_cache)  # this process is the server's alone
+    for_a_long_run(config.hand_cache)  # this process is the server's alone
     announce_as = (name or socket.gethostname().split(".")[0] or "leastscore").strip()[:60]
     web_at = None
     if web is not None:

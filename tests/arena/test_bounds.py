@@ -121,3 +121,32 @@ def test_an_author_s_versions_are_found_by_the_author_s_index(tmp_path: Path) ->
             assert [s.author for s in arena.book.submissions(author="ann")] == ["ann"]
         costs.append(counts["steps"])
     assert costs[1] <= costs[0] + 1
+
+
+def test_arena_serve_bounds_the_engine_s_caches_for_weeks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before it plays, ``arena serve`` bounds the hand cache and holds every legal group,
+    so that its memory does not creep for days as rare groups are met."""
+    from click.testing import CliRunner
+    from leastscore.arena import cli
+    from leastscore.game import groups
+    from leastscore.seats import loop
+
+    from ..support.arena import contest
+
+    seen: list[tuple[int, int]] = []
+
+    def running(main: Any) -> None:  # what serve would run, with the bounds it set
+        main.close()
+        seen.append((groups.HAND_CACHE_SIZE, groups.groups_held()))
+
+    before = groups.HAND_CACHE_SIZE
+    monkeypatch.setattr(loop, "run", running)
+    try:
+        folder = contest(tmp_path, "seats = 2\n")
+        ran = CliRunner().invoke(cli.arena, ["serve", str(folder), "--sandbox", "limits"])
+        assert ran.exit_code == 0, ran.output
+    finally:
+        groups.set_hand_cache_size(before)
+    assert seen == [(cli.ARENA_HAND_CACHE, 16_259)]

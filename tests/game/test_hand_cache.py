@@ -48,3 +48,24 @@ def test_a_smaller_bound_empties_a_fuller_cache_and_answers_stay_the_same(bound:
 def test_a_bound_below_one_is_refused(bound: None):
     with pytest.raises(ValueError, match="at least 1"):
         groups.set_hand_cache_size(0)
+
+
+def test_a_long_run_holds_every_group_from_its_start_and_meets_no_new_one(bound: None) -> None:
+    """A server or an arena referees matches for days: the tables of the legal groups
+    must be whole from its start, or they grow for days, a rare five-card group at a
+    time (its memory then creeps, and steps as a table passes a size)."""
+    from leastscore.bots import make_bot
+    from leastscore.game import Match, Rules
+
+    groups.for_a_long_run(64)
+    held = groups.groups_held()
+    assert held == 16_259  # every legal group of the pack
+    for seed in range(20):
+        match = Match(["a", "b", "c"], Rules(threshold=60), seed=seed)
+        match.start()
+        bots = [make_bot("greedy", seed=seed + i) for i in range(3)]
+        while not match.over:
+            seat = match.to_move
+            match.apply(seat, bots[seat].choose(match.view(seat)))
+    assert groups.groups_held() == held
+    assert groups.HAND_CACHE_SIZE == 64

@@ -69,5 +69,6 @@ def test_serve_bounds_the_hand_cache_of_its_process(monkeypatch: pytest.MonkeyPa
             result = CliRunner().invoke(cli.serve, ["--no-db", "--no-uvloop", "-q", *flags])
             assert result.exit_code == 0, result.output
             assert seen.pop() == bound
+            assert groups.groups_held() == 16_259  # and the legal groups held from the start
     finally:
         groups.set_hand_cache_size(before)
