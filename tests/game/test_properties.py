@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import random
 
+import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from leastscore.bots import GreedyBot, RandomBot
@@ -19,7 +21,7 @@ from leastscore.game import (
     replay,
     write_log,
 )
-from leastscore.game.cards import BY_NAME, FULL_DECK, NAMES, VALUE, mask_of
+from leastscore.game.cards import BY_NAME, FULL_DECK, NAMES, VALUE, Card, mask_of
 
 rules_st = st.builds(
     Rules,
@@ -145,15 +147,16 @@ def test_standings_follow_the_elimination_order(args):
     assert [out_round[s] for s in gone] == sorted((out_round[s] for s in gone), reverse=True)
 
 
-def visible_ok(m: Match, seat: int) -> None:
-    """No card of another seat's hand in ``seat``'s view, unless it was seen in public."""
+def visible_ok(m: Match, seat: int, public: set[str]) -> None:
+    """No card of another seat's hand in ``seat``'s view unless the match's own log
+    shows it in public (``public``: every card open or discarded so far)."""
     v = m.view(seat)
-    public = {str(c) for c in v.open}
+    named = {str(c) for c in v.open}
     for played in v.history:
         assert played.drawn is None
-        public.update(played.discard)
+        named.update(played.discard)
         if played.took:
-            public.add(played.took)
+            named.add(played.took)
     own = {str(c) for c in v.hand}
     assert mask_of(v.hand) == m.hands[seat]
     for other in range(m.seat_count):
@@ -161,8 +164,38 @@ def visible_ok(m: Match, seat: int) -> None:
             continue
         theirs = {NAMES[c] for c in range(52) if m.hands[other] >> c & 1}
         assert not (theirs & own)
-        shown = {str(c) for c in v.open} | {c for p in v.history for c in p.discard}
-        assert theirs & shown <= public
+        assert theirs & named <= public, theirs & named - public
+
+
+def made_public(m: Match, public: set[str], seen: int) -> int:
+    """``public`` brought up to date with the log's events from index ``seen`` on (the
+    cards each round opens with, and every discard and open card taken); the log's
+    length returned."""
+    for event in m.log[seen:]:
+        if isinstance(event, RoundStarted):
+            public.update(event.open)
+        elif isinstance(event, Played):
+            public.update(event.discard)
+            if event.took:
+                public.add(event.took)
+    return len(m.log)
+
+
+def test_the_hand_check_catches_a_view_that_shows_a_hidden_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``visible_ok`` fails a view that puts a card of another hand among the open cards
+    (the public cards are the log's, not the view's own)."""
+    m = Match(2, Rules(), 3)
+    m.start()
+    public: set[str] = set()
+    made_public(m, public, 0)
+    visible_ok(m, 0, public)  # the view as the match makes it
+    hidden = Card(next(c for c in range(52) if m.hands[1] >> c & 1))
+    leaky = msgspec.structs.replace(m.view(0), open=(*m.view(0).open, hidden))
+    monkeypatch.setattr(m, "view", lambda seat: leaky)
+    with pytest.raises(AssertionError):
+        visible_ok(m, 0, public)
 
 
 @fast
@@ -170,10 +203,15 @@ def visible_ok(m: Match, seat: int) -> None:
 def test_no_view_or_event_copy_shows_another_hand(args):
     seats, rules, seed, greedy = args
 
+    public: set[str] = set()
+    seen = 0
+
     def check(m: Match) -> None:
+        nonlocal seen
+        seen = made_public(m, public, seen)
         for seat in range(seats):
             if m.active[seat] and not m.over:
-                visible_ok(m, seat)
+                visible_ok(m, seat, public)
 
     m = play(seats, rules, seed, greedy, check)
     for event in m.log:
