@@ -118,10 +118,9 @@ class Ledger:
             self.fitted = False
 
     def fit(self) -> None:
-        """The ratings fitted again on every result so far (``rows`` does it when it
-        is asked to and they are not)."""
-        self.ratings = fit(len(self.index), self.totals, self.ratings)
-        self.fitted = True
+        """The ratings fitted again on every result so far, here (``rows`` does it when
+        it is asked to and they are not)."""
+        self.ratings = self.fitting()()
 
     def fitting(self) -> Callable[[], list[float]]:
         """The fit of the results so far, on a copy of them, to run in another thread
