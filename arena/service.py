@@ -16,8 +16,9 @@ import random
 import secrets
 import shutil
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from leastscore.about import private_folder
 from leastscore.heap import HeapTrimmer
@@ -77,8 +78,9 @@ class Arena:
         """The last match the ledger holds (matches are never undone)."""
         self._unfitted = asyncio.Event()
         """Set when the ledger has results its ratings were not fitted on."""
-        self._fits_in_thread = False
-        """Whether ``ratings`` is running: the board then never fits on the event loop."""
+        self._fitter: asyncio.Task[None] | None = None
+        """``ratings`` running (``fit_in_background``): the board then never fits on
+        the event loop."""
         self._rng = random.Random(secrets.randbits(64))
 
     def submission_folder(self, submission: Submission) -> Path:
@@ -241,35 +243,39 @@ class Arena:
             new = self.book.played("m.id > ?", (self._last_match,))
             self._ledger.add(new, authors)
             self._last_match = new[-1].id if new else self._last_match
+            in_thread = self._fitter is not None and not self._fitter.done()
             rows = self._ledger.rows(
-                self.book.playing(), authors, with_intervals=False,
-                refit=not self._fits_in_thread,
-            )  # fmt: skip
+                self.book.playing(), authors, with_intervals=False, refit=not in_thread
+            )
             if not self._ledger.fitted:
                 self._unfitted.set()
             self._board = [around(r, self._spans.get(r.author)) for r in rows]
         return self._board
 
+    def fit_in_background(
+        self, spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] | None = None
+    ) -> asyncio.Task[None]:
+        """Start fitting the ratings in a thread (``ratings``), as a task ``spawn`` makes
+        (a task group's ``create_task``; by default the running loop's): from now on
+        the board shows the last fit's ratings and never fits on the event loop."""
+        self._fitter = (spawn or asyncio.get_running_loop().create_task)(self.ratings())
+        return self._fitter
+
     async def ratings(self) -> None:
         """Fit the ratings again whenever the ledger has results the last fit lacked,
-        forever, in a thread. Why a thread: with 1,000 entrants a fit after one table is
-        five solves of a 1,000 by 1,000 system (0.2 s), and numpy's solves let the
-        event loop go on serving pages and seating tables meanwhile; the board shows the
-        last fit's ratings until the next lands. A fit that fails is logged and the last
-        ratings stay."""
-        self._fits_in_thread = True
-        try:
-            while True:
-                await self._unfitted.wait()
-                self._unfitted.clear()
-                fitting = self._ledger.fitting()
-                try:
-                    self._ledger.ratings = await asyncio.to_thread(fitting)
-                except Exception:
-                    log.exception("the ratings could not be fitted; the last stay")
-                self._board = None
-        finally:
-            self._fits_in_thread = False
+        forever, in a thread, and say so (``poke``) when a fit lands. Why a thread: with
+        1,000 entrants a fit after one table is five solves of a 1,000 by 1,000 system
+        (0.2 s), and numpy's solves let the event loop go on serving pages and seating
+        tables meanwhile. A fit that fails is logged and the last ratings stay."""
+        while True:
+            await self._unfitted.wait()
+            self._unfitted.clear()
+            fitting = self._ledger.fitting()
+            try:
+                self._ledger.ratings = await asyncio.to_thread(fitting)
+            except Exception:
+                log.exception("the ratings could not be fitted; the last stay")
+            self.poke()
 
     async def bootstrap(self) -> None:
         """The intervals bootstrapped again on the matches so far, in a thread, and
@@ -334,7 +340,7 @@ class Arena:
                 cluster = (client, Shipping(client))
             async with asyncio.TaskGroup() as group:
                 group.create_task(self.intake())
-                group.create_task(self.ratings())
+                self.fit_in_background(group.create_task)
                 group.create_task(self.intervals())
                 for slot in range(self.config.tables_at_once):
                     group.create_task(self.tables(slot, cluster))

@@ -236,16 +236,16 @@ async def refit_figures(arena: Arena, population: Population) -> dict[str, float
     """One more table with the arena's fits in their thread (``Arena.ratings``): the
     board's time on the event loop, then how long until its ratings have the table,
     and the longest the loop waited for a turn meanwhile."""
-    fitting = asyncio.create_task(arena.ratings())
-    await asyncio.sleep(0)
+    fitting = arena.fit_in_background()
     population.one_table()
     arena.poke()
     before = arena._ledger.ratings
     served = timed(arena.board)
 
-    async def landed() -> None:
+    async def landed() -> None:  # a fit that lands pokes the arena
         while arena._ledger.ratings is before:
-            await asyncio.sleep(0.001)
+            arena.changed.clear()
+            await arena.changed.wait()
 
     took, stall = await ticking(landed())
     fitting.cancel()

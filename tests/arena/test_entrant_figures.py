@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -157,6 +157,21 @@ async def test_a_bootstrap_that_fails_is_logged_and_the_arena_goes_on(
     assert [(r.matches, r.low) for r in arena.board()] == [(5, None), (5, None)]
 
 
+def ratings_of(arena: Arena) -> dict[str, float]:
+    return {r.author: r.rating for r in arena.board()}
+
+
+async def until_changed(arena: Arena, ok: Callable[[], bool]) -> None:
+    """Wait until ``ok()`` holds, looking again each time the arena says something
+    changed (a fit landing pokes it); at most 60 s."""
+    async with asyncio.timeout(60):
+        while True:
+            arena.changed.clear()
+            if ok():
+                return
+            await arena.changed.wait()
+
+
 async def test_the_board_is_served_while_the_ratings_are_fitted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -175,9 +190,8 @@ async def test_the_board_is_served_while_the_ratings_are_fitted(
         return fit(n, pairs, near)
 
     monkeypatch.setattr(standings, "fit", held)
-    fitting = asyncio.create_task(arena.ratings())
+    fitting = arena.fit_in_background()  # from now on the board leaves the fits to it
     try:
-        await asyncio.sleep(0)  # the task has begun: the board leaves the fits to it
         assert [(r.matches, r.rating) for r in arena.board()] == [(4, 0.0), (4, 0.0)]
         assert await asyncio.to_thread(begun.wait, 60)
         table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
@@ -187,10 +201,10 @@ async def test_the_board_is_served_while_the_ratings_are_fitted(
         with monkeypatch.context() as plain:  # the same book read afresh, fitted here
             plain.setattr(standings, "fit", fit)
             fresh = Arena(tmp_path, ArenaConfig(seats=2))
-            everything = {r.author: r.rating for r in fresh.board()}
-        async with asyncio.timeout(60):
-            while {r.author: r.rating for r in arena.board()} != everything:
-                await asyncio.sleep(0.01)
+            everything = ratings_of(fresh)
+        await until_changed(
+            arena, lambda: {r.author: r.rating for r in arena.board()} == everything
+        )
     finally:
         go_on.set()
         fitting.cancel()
@@ -211,19 +225,14 @@ async def test_a_fit_that_fails_is_logged_and_the_next_table_is_fitted(
         return fit(n, pairs, near)
 
     monkeypatch.setattr(standings, "fit", once_failing)
-    fitting = asyncio.create_task(arena.ratings())
+    fitting = arena.fit_in_background()
     try:
-        await asyncio.sleep(0)
         arena.board()
-        async with asyncio.timeout(60):
-            while not caplog.text:
-                await asyncio.sleep(0.01)
+        await until_changed(arena, lambda: bool(caplog.text))
         assert "the ratings could not be fitted" in caplog.text and not fitting.done()
         table(arena.book, [(1, "ann"), (2, "bo")], [[seat(1, "ann"), seat(2, "bo")]])
         arena.poke()
-        async with asyncio.timeout(60):
-            while arena.board()[0].rating == 0.0:
-                await asyncio.sleep(0.01)
+        await until_changed(arena, lambda: arena.board()[0].rating != 0.0)
     finally:
         fitting.cancel()
     assert [r.matches for r in arena.board()] == [5, 5] and len(tries) == 2
