@@ -13,7 +13,7 @@ import pytest
 from leastscore.game import read_log, replay
 
 from ..support.cli import started
-from ..support.contest import bots, tournament
+from ..support.contest import bots, program, tournament
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -46,6 +46,29 @@ def test_one_and_two_workers_agree(reference: bytes, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (out / "standings.json").read_bytes() == reference
     assert done.stdout.splitlines()[0].startswith("rank,bot,matches,wins,win_rate")
+
+
+def test_two_matches_on_two_workers_are_played_one_on_each(tmp_path: Path) -> None:
+    """A worker takes a second match to have at hand only while one is left for every
+    worker: two matches were both dealt to the first worker, one after the other, and
+    the second worker sat idle (a run's tail waited the same way)."""
+    out = tmp_path / "run"
+    done = tournament(
+        *bots(hero="builtin:greedy", p=program()),
+        "--gauntlet=hero",
+        "--seats=2",
+        "--deals=1",
+        "--threshold=25",
+        "--seed=4",
+        "--sandbox=none",
+        "--workers=2",
+        "--format=json",
+        f"--out={out}",
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matches_played"] == 2
+    stderr = sorted(p.name for p in (out / "programs").iterdir())
+    assert stderr == ["p.worker-1.stderr", "p.worker-2.stderr"]
 
 
 def _lines(path: Path) -> int:

@@ -42,7 +42,8 @@ from .play import play_safely
 from .store import Store
 
 IN_HAND = 2
-"""Fixtures a worker holds at once: the one it plays and the next."""
+"""Fixtures a worker holds at once: the one it plays and the next (the next only
+while there are enough left for every worker to have one: see ``Workers._deal``)."""
 STOP_GRACE = 5.0
 """Seconds a stopping worker has to close its programs before it is killed."""
 READY = b""
@@ -141,6 +142,8 @@ class Workers:
         self._fixtures: dict[int, Fixture] = {}
         """The fixtures of the run, by index (those a dead worker held are dealt again)."""
         self._left = 0
+        self._planned = 0
+        """Workers the run keeps alive (no more than it has fixtures)."""
         self._stopping = False
         self.ready_at: float | None = None
         """Loop time when every worker first said it was ready (for benchmarks)."""
@@ -154,8 +157,9 @@ class Workers:
         self._todo = deque(fixtures)
         self._fixtures = {f.index: f for f in fixtures}
         self._left = len(fixtures)
+        self._planned = min(self.count, len(fixtures))
         try:
-            for number in range(min(self.count, len(fixtures))):
+            for number in range(self._planned):
                 self._spawn(number)
             await self._done
         finally:
@@ -229,13 +233,22 @@ class Workers:
         self._deal(worker)
 
     def _deal(self, worker: _Worker) -> None:
-        while len(worker.held) < IN_HAND and self._todo and not self._stopping:
+        """Give ``worker`` the fixture to play, and the next one to have at hand while
+        at least one is left for every worker: otherwise, at the start of a short run
+        or at the end of any, a worker would sit idle while another holds a match it
+        has not begun."""
+        while self._todo and not self._stopping and self._wants(worker):
             fixture = self._todo.popleft()
             worker.held.append(fixture.index)
             try:
                 worker.conn.send(fixture)
             except OSError:
                 return  # it died: _ended deals its fixtures out again
+
+    def _wants(self, worker: _Worker) -> bool:
+        if not worker.held:
+            return True
+        return len(worker.held) < IN_HAND and len(self._todo) >= self._planned
 
     def _ended(self, worker: _Worker) -> None:
         _end_group(worker.process)
