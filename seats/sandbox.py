@@ -669,6 +669,7 @@ async def spawn(
     if containment.mode == "bwrap":
         _findable(argv[0], cwd)  # bwrap would only say so on stderr
         containment.open_to_user(cwd)
+    _inherit_nothing()
     group = containment.cgroup()
     capped = containment.mode != "none" and not isinstance(stderr, int | None)
     options: dict[str, Any] = dict(
@@ -690,6 +691,22 @@ async def spawn(
         assert not isinstance(stderr, int | None)
         jail.keep_stderr(stderr, containment.limits.stderr_kb * 1024)
     return jail
+
+
+def _inherit_nothing() -> None:
+    """Mark every descriptor of this process to close when a program starts.
+
+    Python opens its own that way, but a process started by ``multiprocessing`` (a
+    tournament's worker, a Dask worker) holds the pipes it was started with open to
+    any program it starts, and uvloop closes none of them: holding its worker's
+    sentinel, a program hung on its turn kept the runner waiting five seconds to learn
+    that the worker had died, and one that wrote to it could make the runner end the
+    worker. What a program is handed on purpose goes by ``pass_fds``."""
+    for name in os.listdir("/dev/fd"):
+        with contextlib.suppress(OSError, ValueError):
+            fd = int(name)
+            if fd > 2 and os.get_inheritable(fd):
+                os.set_inheritable(fd, False)
 
 
 async def _spawn_heard(

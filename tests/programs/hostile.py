@@ -15,6 +15,8 @@ It plays like stdio_player.py's ``good`` mode, and on its first turn:
   with TOKEN in its command line;
 - ``burn``: answers, then a thread burns CPU for good; its next answer waits until the
   process has used 30 CPU seconds;
+- ``descriptors``: says on stderr ``HOLDS fd N`` for each descriptor it was started
+  with that is not its own stdin, stdout or stderr under another number;
 - ``stderr``: writes 10 MB to stderr; ``stdout``: announces a 1 GB frame;
 - ``escape``: tries what a program run by root could do to the machine (read
   ``/etc/shadow``, remount its folder writable, mount a cgroup, make a disk's device
@@ -154,6 +156,16 @@ def hostile() -> None:
         os.wait()
     elif mode == "burn":
         threading.Thread(target=burn, daemon=True).start()
+    elif mode == "descriptors":
+        own = {(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in (0, 1, 2)}
+        for name in sorted(os.listdir("/proc/self/fd"), key=int):
+            try:
+                held = os.fstat(int(name))
+            except OSError:
+                continue  # the listing's own descriptor, closed by now
+            if int(name) > 2 and (held.st_dev, held.st_ino) not in own:
+                say(f"HOLDS fd {name}: {os.readlink(f'/proc/self/fd/{name}')}")
+        say("descriptors listed")
     elif mode == "stderr":
         chunk = b"e" * 65536
         for _ in range(160):

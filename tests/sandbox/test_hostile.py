@@ -195,6 +195,17 @@ def test_a_grandchild_does_not_outlive_the_match(tmp_path, baseline, sandbox):
 
 
 @pytest.mark.parametrize("sandbox", MODES)
+def test_a_program_holds_no_descriptor_of_its_worker(tmp_path, baseline, sandbox):
+    """Not the pipe by which its worker's end is known: holding that, a program hung on
+    its turn kept the runner waiting five seconds to learn its worker had died, and
+    one that wrote to it could make the runner end its worker."""
+    run = contest(tmp_path, "descriptors", sandbox=sandbox)
+    contained(run, baseline, None)
+    assert "descriptors listed" in run.program_stderr
+    assert "HOLDS" not in run.program_stderr, run.program_stderr
+
+
+@pytest.mark.parametrize("sandbox", MODES)
 def test_a_thread_burning_cpu_is_accounted_and_ended(tmp_path, baseline, sandbox):
     run = contest(tmp_path, "burn", sandbox=sandbox)
     contained(run, baseline, "cpu")
