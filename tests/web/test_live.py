@@ -54,10 +54,12 @@ async def viewed(tmp_path: Any) -> AsyncIterator[tuple[Server, WebView]]:
 
 
 async def seat_against_bot(server: Server, name: str) -> tuple[Raw, str]:
-    """A raw player named ``name`` and a built-in bot at a new table; the match starts."""
+    """A raw player named ``name`` and a built-in bot at a new table; the match starts.
+    The match ends at 50 points: rounds enough to see a reveal stay, in half the moves."""
     player = await Raw.connect(server.port)
     await player.hello(name)
-    player.send({"type": "create", "id": 1, "name": "big screen", "seats": 2})
+    rules = {"threshold": 50}
+    player.send({"type": "create", "id": 1, "name": "big screen", "seats": 2, "rules": rules})
     table = (await player.until("ok", id=1))["table"]
     return player, table
 
