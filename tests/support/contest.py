@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from leastscore.game import read_log, replay
 from leastscore.tournament.edges.live import Counted, LiveRun, write_reports
 from leastscore.tournament.pure.config import TournamentConfig, build
 from leastscore.tournament.pure.entrants import parse_entrant
@@ -58,6 +59,59 @@ def by_bot(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def load(path: Path) -> Any:
     return json.loads(path.read_text())
+
+
+ROOMY = 60.0
+"""Seconds a move may take where no bot is meant to run out of time."""
+
+
+def gauntlet(
+    out: Path,
+    entrants: dict[str, str],
+    *args: str,
+    move_time: float = ROOMY,
+    max_faults: int = 2,
+    env: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """``hero`` against each other entrant over one deal, two seats, to 25 points, as
+    JSON: the standings checked against what the run wrote (each fixture once, every
+    played match replays), with each entrant's ``failures`` by kind, the matches'
+    ``problems`` and why each ``aborted`` one ended added."""
+    done = tournament(
+        *bots(**entrants),
+        "--gauntlet=hero",
+        "--seats=2",
+        "--deals=1",
+        "--threshold=25",
+        "--seed=4",
+        f"--move-time={move_time:g}",
+        "--startup-time=60",
+        f"--max-faults={max_faults}",
+        "--format=json",
+        f"--out={out}",
+        *args,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document == load(out / "standings.json")
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["fixture"] for r in results) == list(range(document["matches_scheduled"]))
+    failures: dict[str, dict[str, int]] = {}
+    document["failures"] = failures  # each entrant's crashes by kind, over its matches
+    for r in results:
+        for seat in r["seats"]:
+            kinds = failures.setdefault(seat["bot"], {})
+            for kind, count in seat.get("failures", {}).items():
+                kinds[kind] = kinds.get(kind, 0) + count
+            assert sum(seat.get("failures", {}).values()) == seat["crashes"], seat
+    for r in results:  # matches with faults replay like any other
+        if r["status"] == "played":
+            log = read_log((out / "logs" / f"{r['fixture']:06d}.jsonl").read_bytes().splitlines())
+            assert replay(log) == log
+    document["problems"] = " ".join(p for r in results for p in r["problems"])
+    document["aborted"] = [r["end"] for r in results if r["status"] == "aborted"]
+    return document
 
 
 NO_BWRAP = "sandbox: bubblewrap not found"

@@ -6,63 +6,14 @@ loops) two seconds, a thousand times what a good move takes."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
-from leastscore.game import read_log, replay
+from ..support.contest import MISBEHAVING, PLAYER, by_bot, gauntlet, program
 
-from ..support.contest import MISBEHAVING, PLAYER, by_bot, load, program, tournament
-
-ROOMY = 60.0
-"""Seconds a move may take where no bot is meant to run out of time."""
 TIMING_OUT = 2.0
 """Seconds a move may take where a bot is meant to run out of time (each one costs this)."""
-
-
-def run(
-    out,
-    entrants: dict[str, str],
-    *args: str,
-    move_time: float = ROOMY,
-    max_faults: int = 2,
-    env: dict[str, str] | None = None,
-) -> dict:
-    done = tournament(
-        *[f"--bot={name}={spec}" for name, spec in entrants.items()],
-        "--gauntlet=hero",
-        "--seats=2",
-        "--deals=1",
-        "--threshold=25",
-        "--seed=4",
-        f"--move-time={move_time:g}",
-        "--startup-time=60",
-        f"--max-faults={max_faults}",
-        "--format=json",
-        f"--out={out}",
-        *args,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
-    document = json.loads(done.stdout)
-    assert document == load(out / "standings.json")
-    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert sorted(r["fixture"] for r in results) == list(range(document["matches_scheduled"]))
-    document["failures"] = failures = {}  # each entrant's crashes by kind, over its matches
-    for r in results:
-        for seat in r["seats"]:
-            kinds = failures.setdefault(seat["bot"], {})
-            for kind, count in seat.get("failures", {}).items():
-                kinds[kind] = kinds.get(kind, 0) + count
-            assert sum(seat.get("failures", {}).values()) == seat["crashes"], seat
-    for r in results:  # matches with faults replay like any other
-        if r["status"] == "played":
-            log = read_log((out / "logs" / f"{r['fixture']:06d}.jsonl").read_bytes().splitlines())
-            assert replay(log) == log
-    document["problems"] = " ".join(p for r in results for p in r["problems"])
-    document["aborted"] = [r["end"] for r in results if r["status"] == "aborted"]
-    return document
 
 
 STARTS_TWICE = """
@@ -91,7 +42,7 @@ def test_crashing_illegal_and_garbled_programs_are_counted_and_play_goes_on(tmp_
         "later": f'cmd:"{sys.executable}" {once} {tmp_path / "starts"} {PLAYER} crash 1',
     }
     # bubblewrap would give "later" a private /tmp, without its script and count
-    document = run(tmp_path / "run", entrants, "--workers=2", "--sandbox=limits")
+    document = gauntlet(tmp_path / "run", entrants, "--workers=2", "--sandbox=limits")
     assert document["complete"] and document["matches_played"] == 8
     rows = by_bot(document)
     assert rows["hero"]["matches"] == 8
@@ -109,7 +60,9 @@ def test_crashing_illegal_and_garbled_programs_are_counted_and_play_goes_on(tmp_
 
 def test_a_hanging_program_times_out_until_it_forfeits_and_play_goes_on(tmp_path):
     entrants = {"hero": "builtin:greedy", "hang": program("hang")}
-    document = run(tmp_path / "run", entrants, "--workers=2", move_time=TIMING_OUT, max_faults=1)
+    document = gauntlet(
+        tmp_path / "run", entrants, "--workers=2", move_time=TIMING_OUT, max_faults=1
+    )
     assert document["complete"] and document["matches_played"] == 2
     rows = by_bot(document)
     assert rows["hero"]["matches"] == 2
@@ -124,7 +77,7 @@ def test_python_bots_that_raise_loop_or_exit_cost_only_their_own_matches(tmp_pat
         "looper": f"python:{MISBEHAVING}:Looper",
         "exiter": f"python:{MISBEHAVING}:Exiter",
     }
-    document = run(tmp_path / "run", entrants, "--workers=1", move_time=TIMING_OUT)
+    document = gauntlet(tmp_path / "run", entrants, "--workers=1", move_time=TIMING_OUT)
     assert document["complete"] and document["matches_scheduled"] == 6
     # The bot that took its process down cost its two matches, and only those.
     assert document["matches_aborted"] == 2 and document["matches_played"] == 4
@@ -145,7 +98,7 @@ def test_a_worker_that_dies_takes_its_hung_programs_with_it(tmp_path):
         "hang": program("hang", 1),
         "exiter": f"python:{MISBEHAVING}:Exiter",
     }
-    document = run(
+    document = gauntlet(
         tmp_path / "run",
         entrants,
         "--workers=1",

@@ -13,7 +13,7 @@ import pytest
 from leastscore.game import read_log, replay
 
 from ..support.cli import started
-from ..support.contest import bots, program, tournament
+from ..support.contest import bots, gauntlet, program, tournament
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -53,20 +53,9 @@ def test_two_matches_on_two_workers_are_played_one_on_each(tmp_path: Path) -> No
     worker: two matches were both dealt to the first worker, one after the other, and
     the second worker sat idle (a run's tail waited the same way)."""
     out = tmp_path / "run"
-    done = tournament(
-        *bots(hero="builtin:greedy", p=program()),
-        "--gauntlet=hero",
-        "--seats=2",
-        "--deals=1",
-        "--threshold=25",
-        "--seed=4",
-        "--sandbox=none",
-        "--workers=2",
-        "--format=json",
-        f"--out={out}",
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["matches_played"] == 2
+    entrants = {"hero": "builtin:greedy", "p": program()}
+    document = gauntlet(out, entrants, "--sandbox=none", "--workers=2")
+    assert document["matches_played"] == 2
     stderr = sorted(p.name for p in (out / "programs").iterdir())
     assert stderr == ["p.worker-1.stderr", "p.worker-2.stderr"]
 
