@@ -67,9 +67,6 @@ def _worker(
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     if hasattr(os, "setpgid"):
         os.setpgid(0, 0)  # its programs join its group: see _end_group
-    # Programs this worker starts must not hold its pipe open: the runner learns
-    # that a worker died when the pipe closes.
-    os.set_inheritable(conn.fileno(), False)
     config = configs.load(definition)
     store = Store(out) if out is not None else None
     stderr_dir = Path(out, "programs") if out is not None else None
@@ -142,8 +139,6 @@ class Workers:
         self._fixtures: dict[int, Fixture] = {}
         """The fixtures of the run, by index (those a dead worker held are dealt again)."""
         self._left = 0
-        self._planned = 0
-        """Workers the run keeps alive (no more than it has fixtures)."""
         self._stopping = False
         self.ready_at: float | None = None
         """Loop time when every worker first said it was ready (for benchmarks)."""
@@ -157,9 +152,8 @@ class Workers:
         self._todo = deque(fixtures)
         self._fixtures = {f.index: f for f in fixtures}
         self._left = len(fixtures)
-        self._planned = min(self.count, len(fixtures))
         try:
-            for number in range(self._planned):
+            for number in range(self._planned()):
                 self._spawn(number)
             await self._done
         finally:
@@ -198,9 +192,9 @@ class Workers:
     def _listen(self, worker: _Worker) -> None:
         """In a thread: hand everything a worker says to the loop, then its end.
 
-        The end is the process's exit, not the pipe's: a program the worker started
-        may still hold the pipe open (event loops do not all close inherited
-        descriptors when they start a program).
+        The end is the process's exit, not the pipe's: the runner does not count on
+        every process the worker started having left the pipe alone (``spawn`` in
+        ``seats.sandbox`` hands a program none of the worker's descriptors).
         """
         loop = self._loop
         try:
@@ -248,7 +242,11 @@ class Workers:
     def _wants(self, worker: _Worker) -> bool:
         if not worker.held:
             return True
-        return len(worker.held) < IN_HAND and len(self._todo) >= self._planned
+        return len(worker.held) < IN_HAND and len(self._todo) >= self._planned()
+
+    def _planned(self) -> int:
+        """Workers the run keeps alive: no more than it has fixtures."""
+        return min(self.count, len(self._fixtures))
 
     def _ended(self, worker: _Worker) -> None:
         _end_group(worker.process)
