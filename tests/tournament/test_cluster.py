@@ -23,6 +23,7 @@ from leastscore.tournament.running.cluster import (
 
 from ..support.cli import started
 from ..support.contest import bots, by_bot, program, stderr_lines, tournament
+from ..support.once import made_once
 
 distributed = pytest.importorskip("distributed")
 
@@ -41,13 +42,16 @@ NO_CGROUPS = "no writable cgroup v1 pids and memory controllers (they need root)
 WAIT = 120.0
 
 
+def _in_one_worker(folder: Path) -> None:
+    done = tournament(*DEFINITION, "--workers=1", "--format=json", f"--out={folder / 'run'}")
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The standings of a run in one local worker process."""
-    out = tmp_path_factory.mktemp("reference") / "run"
-    done = tournament(*DEFINITION, "--workers=1", "--format=json", f"--out={out}")
-    assert done.returncode == 0, done.stderr
-    return (out / "standings.json").read_bytes()
+    """The standings of a run in one local worker process (one run for the suite)."""
+    folder = made_once(tmp_path_factory, "cluster-reference", _in_one_worker)
+    return (folder / "run" / "standings.json").read_bytes()
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from leastscore.game import read_log, replay
 
 from ..support.cli import started
 from ..support.contest import bots, gauntlet, program, tournament
+from ..support.once import made_once
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -26,14 +27,18 @@ DEFINITION = [
 MATCHES = 4 * 3 * 8
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
-    """The standings of an uninterrupted run with one worker."""
-    out = tmp_path_factory.mktemp("reference") / "run"
+def _uninterrupted(folder: Path) -> None:
+    out = folder / "run"
     done = tournament(*DEFINITION, "--workers=1", "--format=json", f"--out={out}")
     assert done.returncode == 0, done.stderr
-    standings = (out / "standings.json").read_bytes()
-    assert done.stdout.encode() == standings
+    assert done.stdout.encode() == (out / "standings.json").read_bytes()
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The standings of an uninterrupted run with one worker (one run for the suite)."""
+    folder = made_once(tmp_path_factory, "runs-reference", _uninterrupted)
+    standings = (folder / "run" / "standings.json").read_bytes()
     document = json.loads(standings)
     assert document["complete"] and document["matches_played"] == MATCHES
     assert document["seed"] == 77
