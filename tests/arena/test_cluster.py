@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from leastscore.seats.sandbox import bwrap_path
 
-from ..support.arena import Served, contest, enter_references, get, start_scheduler
+from ..support.arena import Served, contest, enter_references, get, quiet_dask, start_scheduler
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 
@@ -52,7 +52,7 @@ def test_workers_need_no_copy_of_the_arena_s_folder(tmp_path: Path) -> None:
         [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(arena), "--die-with-parent", "--",
          dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
          "--local-directory", str(arena / "scratch")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=quiet_dask(),
     )  # fmt: skip
     served = Served(folder, "--cluster", address)
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from ..support.arena import bot, start_scheduler
+from ..support.arena import bot, quiet_dask, start_scheduler
 
 pytest.importorskip("distributed", reason="clusters need Dask: pip install leastscore[cluster]")
 
@@ -107,7 +107,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, dict[str, subprocess.Popen[by
             workers[name] = subprocess.Popen(
                 [DASK, "worker", address, "--name", name, "--nthreads", "1", "--no-nanny",
                  "--no-dashboard", "--host", "127.0.0.1", "--local-directory", "scratch"],
-                cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=quiet_dask(),
             )  # fmt: skip
         yield address, workers
     finally:

@@ -5,6 +5,7 @@ as an author or a visitor reads them."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -121,13 +122,29 @@ class Served:
         raise AssertionError(f"not reached in {seconds} s: {self.board()}")
 
 
+def quiet_variables() -> dict[str, str]:
+    """``QUIET_DASK`` as the variables Dask reads at start, which TOURNAMENTS.md gives
+    an organiser for ``dask scheduler`` and ``dask worker``."""
+    from leastscore.tournament.running.cluster import QUIET_DASK
+
+    return {
+        "DASK_" + key.upper().replace(".", "__").replace("-", "_"): str(value)
+        for key, value in QUIET_DASK.items()
+    }
+
+
+def quiet_dask() -> dict[str, str]:
+    """This process's environment with Dask's housekeeping turned down."""
+    return {**os.environ, **quiet_variables()}
+
+
 def start_scheduler() -> tuple[subprocess.Popen[str], str]:
     """``dask scheduler`` on a free port of loopback, and its address (from the line
     it logs once it listens; the rest of its log is read and dropped)."""
     dask = str(Path(sys.executable).with_name("dask"))
     process = subprocess.Popen(
         [dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=quiet_dask(),
     )  # fmt: skip
     assert process.stderr is not None
     for line in process.stderr:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,16 +18,19 @@ from leastscore.seats.sandbox import bwrap_path, cgroup_controllers
 from leastscore.tournament.running.cluster import (
     IN_HAND,
     MAX_BATCH,
+    QUIET_DASK,
     QUIET_SCHEDULER,
     batch_size,
     parse_cluster,
 )
 
-from ..support.cli import started
+from ..support.arena import quiet_variables
+from ..support.cli import ROOT, started
 from ..support.contest import bots, by_bot, program, stderr_lines, tournament
 from ..support.once import made_once
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 
 DEFINITION = [
     *bots(g1="builtin:greedy", g2="builtin:greedy", r1="builtin:random", r2="builtin:random"),
@@ -63,7 +68,7 @@ def pids(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def cluster(pids: Path) -> Iterator[distributed.LocalCluster]:
     """A running cluster of two workers, reached by its address as a real one is."""
-    with pytest.MonkeyPatch.context() as env:
+    with pytest.MonkeyPatch.context() as env, dask.config.set(QUIET_DASK):
         env.setenv("PLAYER_PIDS", str(pids))  # the workers' environment, from their start
         running = distributed.LocalCluster(
             n_workers=2,
@@ -195,6 +200,31 @@ def test_a_program_a_worker_lacks_stops_the_tournament_before_it_starts(
     assert "worker tcp://127.0.0.1:" in lines[0]
     assert "ghost: no program /nowhere/ghost-bot" in lines[0]
     assert _lines(out / "results.jsonl") == 0
+
+
+async def test_a_local_cluster_keeps_dask_s_housekeeping_down() -> None:
+    """Dask's profiler (every thread sampled each 10 ms) and its event-loop checks took
+    a fifth of a core from the matches of an idle local:2 cluster: the workers a run
+    starts have them turned down."""
+    from leastscore.tournament.running.cluster import open_cluster
+
+    def settings() -> tuple[object, object]:
+        import dask
+
+        return (
+            dask.config.get("distributed.worker.profile.enabled"),
+            dask.config.get("distributed.admin.tick.interval"),
+        )
+
+    async with contextlib.AsyncExitStack() as stack:
+        client = await open_cluster(stack, "local:1")
+        seen = await client.run(settings)
+    assert list(seen.values()) == [(False, "1s")]
+
+
+def test_tournaments_md_quiets_hand_started_workers_as_a_local_cluster_is() -> None:
+    text = (ROOT / "TOURNAMENTS.md").read_text()
+    assert dict(re.findall(r"export (DASK_\w+)=(\S+)", text)) == quiet_variables()
 
 
 def test_without_cluster_dask_is_never_imported(tmp_path: Path) -> None:

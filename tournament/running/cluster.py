@@ -62,6 +62,19 @@ QUIET_SCHEDULER = {"dashboard_address": "127.0.0.1:0"}
 """A local cluster's scheduler serves no dashboard, and its small HTTP server (health
 checks) listens on a free loopback port, not the fixed 8787 another run may hold.
 """
+QUIET_DASK = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+"""Dask's own housekeeping, turned down for the clusters a run starts (``local:N``):
+its statistical profiler samples every thread each 10 ms, its event-loop check runs
+each 20 ms and its system monitor each 500 ms, all for a dashboard nobody opens. Idle,
+a local:2 cluster took 5.6 CPU seconds every 30 s (a fifth of a core, taken from
+the bots' matches and their clocks); with these, 0.5. The same keys as environment
+variables (``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``, ...) quiet the
+workers an organiser starts by hand (TOURNAMENTS.md, "Several machines")."""
 WAIT_FOR_WORKERS = 60.0
 """Seconds to wait for a running cluster's first worker."""
 
@@ -83,22 +96,24 @@ async def open_cluster(stack: contextlib.AsyncExitStack, address: str) -> Client
     """An asynchronous client of the cluster ``address`` names (``local:N``: N worker
     processes started here, on loopback, ended with ``stack``), once its first workers
     (all N of a local one) are there; ``RuntimeError`` when there is no scheduler."""
+    import dask
     from distributed import Client, LocalCluster
 
     wanted = 1
     if address.startswith("local:"):
         wanted = int(address.partition(":")[2])
-        cluster = await stack.enter_async_context(
-            LocalCluster(
-                n_workers=wanted,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                scheduler_kwargs=QUIET_SCHEDULER,
-                asynchronous=True,
+        with dask.config.set(QUIET_DASK):  # read as the scheduler and workers start
+            cluster = await stack.enter_async_context(
+                LocalCluster(
+                    n_workers=wanted,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    scheduler_kwargs=QUIET_SCHEDULER,
+                    asynchronous=True,
+                )
             )
-        )
         address = cluster.scheduler_address
     try:
         client = await stack.enter_async_context(
