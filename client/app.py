@@ -283,6 +283,13 @@ class Client:
             raise ConnectionClosed("reconnecting")
         return await asyncio.wait_for(self.conn.request(message), REQUEST_TIMEOUT)
 
+    def _show_rules(self) -> None:
+        from rich.markdown import Markdown  # a fifth of the client's start, for one page
+
+        text = rules_text()
+        self.show(Markdown(text) if self.look.unicode else Text(text))
+        self._clock_runs()
+
     async def _do(self, c: cmd.Command) -> None:
         t = self.tracker
         if isinstance(c, Play | Declare):
@@ -293,11 +300,7 @@ class Client:
             self.show(screen.help_view(self.look))
             self._clock_runs()
         elif isinstance(c, cmd.ShowRules):
-            text = rules_text()
-            from rich.markdown import Markdown  # a fifth of the client's start, for one page
-
-            self.show(Markdown(text) if self.look.unicode else Text(text))
-            self._clock_runs()
+            self._show_rules()
         elif isinstance(c, cmd.Redraw):
             self._redraw(moves=5)
         elif isinstance(c, cmd.Quit):
