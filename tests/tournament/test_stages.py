@@ -18,7 +18,7 @@ FIELD = [f"--bot=g{i}=builtin:greedy" for i in range(12)] + [
 # A timeout would change the results compared: the move time is far past any move.
 ROOMY = "--move-time=600"
 STAGES = [
-    "--stage=swiss:rounds=2,deals=1,keep=8",
+    "--stage=swiss:rounds=2,deals=1,keep=6",  # a heads-up round robin of 6 next: 30 matches
     "--stage=round_robin:deals=1,seats=2,keep=4",
     "--stage=round_robin:deals=1",
 ]
@@ -47,8 +47,8 @@ def test_a_three_stage_contest_of_24_cuts_resumes_and_reports(tmp_path: Path) ->
     one, two, three = document["stages"]
     assert (one["kind"], len(one["entrants"]), one["rounds"]) == ("swiss", 24, 2)
     assert one["matches"] == 2 * 6 * 4  # two rounds of six full tables, four rotations each
-    assert len(one["kept"]) == 8 and len(one["cut"]) == 16
-    assert all("the best 8 go on" in c["why"] for c in one["cut"])
+    assert len(one["kept"]) == 6 and len(one["cut"]) == 18
+    assert all("the best 6 go on" in c["why"] for c in one["cut"])
     assert two["entrants"] == one["kept"] and len(two["kept"]) == 4
     assert three["entrants"] == two["kept"] and three["cut"] == []
     assert [s["bot"] for s in document["standings"]] == sorted(
@@ -58,7 +58,7 @@ def test_a_three_stage_contest_of_24_cuts_resumes_and_reports(tmp_path: Path) ->
     assert all(name.startswith("g") for name in two["kept"])
     assert "cut:" in done.stderr
     html = (out / "report.html").read_text()
-    assert "<h2>Stages</h2>" in html and "the best 8 go on" in html
+    assert "<h2>Stages</h2>" in html and "the best 6 go on" in html
     assert html.count("<th>mean place</th>") == 1 + 3  # the standings, and each stage's
     # the contest's seed, not the last stage's derived one; round 1 seated by lot
     assert document["seed"] == 5 and "Seed <b>5</b>" in html
