@@ -289,15 +289,20 @@ class ReadingProbe(Probe):
         rng: random.Random,
         count: int,
         even: bool,
+        wanted: int,
     ) -> None:
         super().__init__(notes)
         self.readings = readings
         self.rng = rng
         self.count = count
         self.even = even
+        self.wanted = wanted
+        """Chances read in all: the last deal's later ones are played, not read."""
         self.reader = CounterBot()
 
     def note(self, view: BotView, table: TurnEstimate, truth: bool) -> None:
+        if len(self.notes) >= self.wanted:
+            return
         super().note(view, table, truth)
         stories = [
             particles(self.reader, view, h, table.model, self.rng, self.count, self.even)
@@ -326,7 +331,10 @@ def main(decisions: int, seed: int, count: int, guess: str) -> None:
     deal = seed
     with asyncio.Runner(loop_factory=loop_factory()) as runner:
         while len(notes) < decisions:
-            probes = [ReadingProbe(notes, readings, rng, count, guess == "even") for _ in range(4)]
+            probes = [
+                ReadingProbe(notes, readings, rng, count, guess == "even", decisions)
+                for _ in range(4)
+            ]
             runner.run(play(probes, rules, deal))
             deal += 1
     truths = [truth for _, truth in notes]
