@@ -133,7 +133,7 @@ def test_each_worker_keeps_to_a_core_of_its_own_unless_told_not_to(tmp_path: Pat
         done = tournament(
             *bots(me=f"python:{where}:CoreNoter", g="builtin:greedy"),
             "--seats=2",
-            "--deals=4",
+            "--deals=2",  # four matches: two workers, each with one to play at once
             "--seed=5",
             "--workers=2",
             "--move-time=120",  # the noter waits for the other worker to be up
