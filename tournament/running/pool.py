@@ -1,11 +1,12 @@
 """Worker processes: each plays one fixture at a time, with its own event loop.
 
-Workers are started with ``spawn`` (no state inherited from the runner) and
-build everything from the tournament's definition, so fixture ``i`` plays the
-same in any worker. Each keeps its own copy of every external program alive
-across its matches, and writes each match's log itself; it sends back only
-the result line. The runner sends a worker its next fixture as soon as it
-reports one, keeping two in hand so it never waits.
+Workers are forked from a fork server (``forkserver``: a clean process that
+imported this module once; nothing inherited from the runner), or started with
+``spawn`` where there is none, and build everything from the tournament's
+definition, so fixture ``i`` plays the same in any worker. Each keeps its own
+copy of every external program alive across its matches, and writes each match's
+log itself; it sends back only the result line. The runner sends a worker its
+next fixture as soon as it reports one, keeping two in hand so it never waits.
 
 A worker that dies (a Python bot that brought its process down) costs the
 match it was playing, which is recorded as aborted; the fixtures it held are
@@ -49,6 +50,18 @@ STOP_GRACE = 5.0
 READY = b""
 
 OnResult = Callable[[bytes, MatchResult], None]
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How workers are started. A spawned worker is a new interpreter that imports
+    the runner's modules again (0.8 CPU-s, as much as a small tournament's matches),
+    once per worker and again for every stage and Swiss round; forked from a server
+    that imported them once, a worker starts in a few milliseconds."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def _worker(
@@ -130,7 +143,7 @@ class Workers:
         self._definition = definition
         self._out = out
         self._on_result = on_result
-        self._context = multiprocessing.get_context("spawn")
+        self._context = worker_context()
         self._workers: list[_Worker] = []
         """The workers alive now."""
         self._started: list[_Worker] = []
