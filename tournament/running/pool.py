@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -52,7 +53,7 @@ READY = b""
 OnResult = Callable[[bytes, MatchResult], None]
 
 
-def worker_context() -> multiprocessing.context.BaseContext:
+def worker_context() -> ForkServerContext | SpawnContext:
     """How workers are started. A spawned worker is a new interpreter that imports
     the runner's modules again (0.8 CPU-s, as much as a small tournament's matches),
     once per worker and again for every stage and Swiss round; forked from a server
