@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 from collections import deque
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from multiprocessing.reduction import ForkingPickler
 
 from leastscore.bots.base import Bot
 from leastscore.game import Move, View
+from leastscore.seats.loop import clean_processes
 
 log = logging.getLogger("leastscore.server")
 
@@ -153,7 +153,7 @@ class ThinkingPool:
             worker.limit = self._running().call_later(self.limit, self._overrun, worker)
 
     def _start_worker(self) -> None:
-        context = multiprocessing.get_context("spawn")  # nothing of the server inherited
+        context = clean_processes(__name__, "leastscore.bots")  # nothing of the server
         ours, theirs = context.Pipe()
         process = context.Process(target=_think, args=(theirs,), daemon=True, name="thinker")
         process.start()

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
 import os
 import signal
 import sys
@@ -28,12 +27,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from multiprocessing.context import ForkServerContext, SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from leastscore.seats.limits import Mode
-from leastscore.seats.loop import loop_factory
+from leastscore.seats.loop import clean_processes, loop_factory
 from leastscore.seats.sandbox import end_groups
 
 from ..pure import config as configs
@@ -51,18 +49,6 @@ STOP_GRACE = 5.0
 READY = b""
 
 OnResult = Callable[[bytes, MatchResult], None]
-
-
-def worker_context() -> ForkServerContext | SpawnContext:
-    """How workers are started. A spawned worker is a new interpreter that imports
-    the runner's modules again (0.8 CPU-s, as much as a small tournament's matches),
-    once per worker and again for every stage and Swiss round; forked from a server
-    that imported them once, a worker starts in a few milliseconds."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
 
 
 def _worker(
@@ -144,7 +130,7 @@ class Workers:
         self._definition = definition
         self._out = out
         self._on_result = on_result
-        self._context = worker_context()
+        self._context = clean_processes(__name__)
         self._workers: list[_Worker] = []
         """The workers alive now."""
         self._started: list[_Worker] = []
