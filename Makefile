@@ -47,8 +47,6 @@ typecheck: $(STAMP)
 
 # Three test processes (pytest-xdist): most tests wait on real processes, sockets and
 # terminals rather than compute, so three share two cores well. JOBS=1 runs them in one.
-# A fixture that plays a whole contest is made once for the run, whichever test
-# process asks first (tests/support/once.py), not once in each.
 # The suite starts some 500 Python processes (commands, workers, programs): each would
 # compile the package again where bytecode is not written (PYTHONDONTWRITEBYTECODE),
 # a quarter of a small tournament's CPU, so it is compiled once first.

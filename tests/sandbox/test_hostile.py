@@ -19,6 +19,7 @@ import socket
 import sys
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -50,16 +51,16 @@ class Contest:
     def run(self) -> Path:
         return self.folder / "run"
 
-    @property
+    @cached_property
     def document(self) -> dict[str, Any]:
         return json.loads((self.folder / "document.json").read_text())
 
-    @property
+    @cached_property
     def planted(self) -> dict[str, Any]:
         """What the hostile programs were pointed at, and what was found after."""
         return json.loads((self.folder / "planted.json").read_text())
 
-    @property
+    @cached_property
     def rows(self) -> dict[str, dict[str, Any]]:
         return by_bot(self.document)
 
